@@ -1,0 +1,56 @@
+// swift-tools-version: 6.0
+//
+// Bluebonnet: an HTTP client for Swift services on Linux, on its own stack.
+// The target graph mirrors ../shared/ARCHITECTURE.md ("Layers, bottom to top");
+// `BluebonnetArchitectureTests` checks every import in Sources/ against that table.
+import PackageDescription
+
+let package = Package(
+    name: "Bluebonnet",
+    products: [
+        .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
+        .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
+        .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
+    ],
+    targets: [
+        // MARK: C edge
+
+        .systemLibrary(
+            name: "CBluebonnetZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        // MARK: Swift layers
+
+        .target(name: "BluebonnetCore"),
+        .target(
+            name: "BluebonnetHTTP1",
+            dependencies: ["BluebonnetCore"]
+        ),
+        .target(
+            name: "BluebonnetCompression",
+            dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
+        ),
+        .target(
+            name: "BluebonnetTestSupport",
+            dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
+        ),
+
+        // MARK: Tests
+
+        .testTarget(
+            name: "BluebonnetCoreTests",
+            dependencies: ["BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetHTTP1Tests",
+            dependencies: ["BluebonnetHTTP1", "BluebonnetCore", "BluebonnetCompression", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetArchitectureTests",
+            dependencies: ["BluebonnetTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+import BluebonnetCore
+internal import CBluebonnetZlib

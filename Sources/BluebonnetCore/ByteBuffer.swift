@@ -1,0 +1,341 @@
+/// A growable run of bytes with a reader index and a writer index, made for receiving and parsing.
+///
+/// Bytes are written at `writerIndex` and consumed from `readerIndex`; the bytes in between are the
+/// *readable* bytes. Indices are absolute positions in the buffer's storage, so ranges taken from one
+/// buffer stay valid until `discardReadBytes()` moves the readable bytes to the front.
+///
+/// Copy-on-write value semantics: copies and slices share storage (a slice costs a retain, not a copy).
+/// A write into shared storage moves only the *readable* bytes into fresh storage, so a consumer that
+/// keeps a slice of an earlier message never makes the producer copy what was already consumed.
+public struct ByteBuffer: Sendable {
+    @usableFromInline internal var _storage: _ByteStorage
+    @usableFromInline internal var _reader: Int
+    @usableFromInline internal var _writer: Int
+
+    /// Creates an empty buffer with room for `capacity` bytes before it grows.
+    @inlinable
+    public init(capacity: Int = 0) {
+        self._storage = _ByteStorage(capacity: capacity)
+        self._reader = 0
+        self._writer = 0
+    }
+
+    /// Creates a buffer whose readable bytes are `bytes`.
+    @inlinable
+    public init(bytes: some Sequence<UInt8>) {
+        self.init(capacity: bytes.underestimatedCount)
+        self.writeBytes(bytes)
+    }
+
+    /// Creates a buffer whose readable bytes are the UTF-8 encoding of `string`.
+    @inlinable
+    public init(string: some StringProtocol) {
+        self.init(capacity: string.utf8.count)
+        self.writeString(string)
+    }
+
+    // MARK: Indices
+
+    /// Where the next read starts.
+    @inlinable public var readerIndex: Int { _reader }
+    /// Where the next write goes.
+    @inlinable public var writerIndex: Int { _writer }
+    /// How many bytes can be read: `writerIndex - readerIndex`.
+    @inlinable public var readableBytes: Int { _writer &- _reader }
+    /// Whether there is nothing to read.
+    @inlinable public var isEmpty: Bool { _writer == _reader }
+    /// How many bytes fit before the storage must grow.
+    @inlinable public var capacity: Int { _storage.capacity }
+    /// The absolute range of the readable bytes.
+    @inlinable public var readableRange: Range<Int> { _reader..<_writer }
+
+    /// Moves the reader index forward by `count` bytes (at most to the writer index).
+    @inlinable
+    public mutating func moveReaderIndex(forwardBy count: Int) {
+        precondition(count >= 0 && count <= readableBytes, "moveReaderIndex past the readable bytes")
+        _reader &+= count
+    }
+
+    /// Moves the reader index to `index`, which must lie within `0...writerIndex`.
+    @inlinable
+    public mutating func moveReaderIndex(to index: Int) {
+        precondition(index >= 0 && index <= _writer, "reader index out of range")
+        _reader = index
+    }
+
+    /// Moves the writer index forward by `count` bytes that were written into the storage directly
+    /// (see `withUnsafeMutableWritableBytes`).
+    @inlinable
+    public mutating func moveWriterIndex(forwardBy count: Int) {
+        precondition(count >= 0 && _writer &+ count <= _storage.capacity, "moveWriterIndex past capacity")
+        _writer &+= count
+    }
+
+    /// Forgets every byte: both indices go back to zero, the storage is kept when not shared.
+    @inlinable
+    public mutating func clear() {
+        if !isKnownUniquelyReferenced(&_storage) {
+            _storage = _ByteStorage(capacity: _storage.capacity)
+        }
+        _reader = 0
+        _writer = 0
+    }
+
+    // MARK: Writing
+
+    /// Makes room for `count` more bytes after the writer index, growing or un-sharing the storage.
+    ///
+    /// When the storage is shared (a slice or copy is alive elsewhere), only the readable bytes are
+    /// moved into new storage, and the indices shift so that `readerIndex` becomes 0.
+    @inlinable
+    public mutating func reserveWritable(_ count: Int) {
+        let unique = isKnownUniquelyReferenced(&_storage)
+        if unique && _storage.capacity &- _writer >= count { return }
+        _reallocate(unique: unique, writable: count)
+    }
+
+    @usableFromInline
+    internal mutating func _reallocate(unique: Bool, writable count: Int) {
+        let readable = readableBytes
+        if unique && _reader > 0 && _storage.capacity - readable >= count && _reader >= readable {
+            // Enough room once the consumed prefix is gone, and cheap to move: compact in place.
+            _storage.move(from: _reader, count: readable, to: 0)
+            _writer = readable
+            _reader = 0
+            return
+        }
+        var newCapacity = Swift.max(_storage.capacity, 64)
+        while newCapacity - readable < count { newCapacity = newCapacity &* 2 }
+        let fresh = _ByteStorage(capacity: newCapacity)
+        fresh.copy(from: _storage, at: _reader, count: readable, to: 0)
+        _storage = fresh
+        _reader = 0
+        _writer = readable
+    }
+
+    /// Appends `bytes` at the writer index.
+    @inlinable
+    public mutating func writeBytes(_ bytes: some Sequence<UInt8>) {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            self.writeBytes(UnsafeRawBufferPointer(buffer))
+        }
+        if done != nil { return }
+        let count = bytes.underestimatedCount
+        reserveWritable(count)
+        for byte in bytes {
+            reserveWritable(1)
+            _storage.bytes[_writer] = byte
+            _writer &+= 1
+        }
+    }
+
+    /// Appends the bytes `pointer` covers.
+    @inlinable
+    public mutating func writeBytes(_ pointer: UnsafeRawBufferPointer) {
+        guard pointer.count > 0 else { return }
+        reserveWritable(pointer.count)
+        UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_writer..<(_writer &+ pointer.count)])
+            .copyMemory(from: pointer)
+        _writer &+= pointer.count
+    }
+
+    /// Appends the readable bytes of `other`.
+    @inlinable
+    public mutating func writeBuffer(_ other: ByteBuffer) {
+        other.withUnsafeReadableBytes { self.writeBytes($0) }
+    }
+
+    /// Appends the UTF-8 encoding of `string`.
+    @inlinable
+    public mutating func writeString(_ string: some StringProtocol) {
+        var string = String(string)
+        string.withUTF8 { self.writeBytes(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends one byte.
+    @inlinable
+    public mutating func writeByte(_ byte: UInt8) {
+        reserveWritable(1)
+        _storage.bytes[_writer] = byte
+        _writer &+= 1
+    }
+
+    /// Lets `body` write straight into the storage after the writer index, then advances the writer
+    /// index by the count `body` returns. At least `minimumWritableBytes` are offered.
+    @inlinable
+    public mutating func withUnsafeMutableWritableBytes<E: Error>(
+        minimumWritableBytes: Int,
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int
+    ) throws(E) -> Int {
+        reserveWritable(minimumWritableBytes)
+        let region = UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_writer..<_storage.capacity])
+        let written = try body(region)
+        precondition(written >= 0 && written <= region.count, "wrote outside the offered region")
+        _writer &+= written
+        return written
+    }
+
+    // MARK: Reading
+
+    /// Calls `body` with the readable bytes. The pointer must not escape.
+    @inlinable
+    public func withUnsafeReadableBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(rebasing: _storage.bytes[_reader..<_writer]))
+    }
+
+    /// Calls `body` with the bytes at the absolute `range`, which must lie within the written bytes.
+    @inlinable
+    public func withUnsafeBytes<R, E: Error>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= _writer, "range outside the written bytes")
+        return try body(UnsafeRawBufferPointer(rebasing: _storage.bytes[range]))
+    }
+
+    /// The byte at absolute `index`, or nil when it has not been written.
+    @inlinable
+    public func getByte(at index: Int) -> UInt8? {
+        guard index >= 0 && index < _writer else { return nil }
+        return _storage.bytes[index]
+    }
+
+    /// A buffer whose readable bytes are those at the absolute `range`: shares storage, copies nothing.
+    @inlinable
+    public func getSlice(_ range: Range<Int>) -> ByteBuffer {
+        precondition(range.lowerBound >= 0 && range.upperBound <= _writer, "slice outside the written bytes")
+        var slice = self
+        slice._reader = range.lowerBound
+        slice._writer = range.upperBound
+        return slice
+    }
+
+    /// Takes the next `length` readable bytes as a slice (sharing storage), or nil if fewer are readable.
+    @inlinable
+    public mutating func readSlice(length: Int) -> ByteBuffer? {
+        guard length >= 0 && length <= readableBytes else { return nil }
+        let slice = getSlice(_reader..<(_reader &+ length))
+        _reader &+= length
+        return slice
+    }
+
+    /// The bytes at the absolute `range` as an array (a copy).
+    @inlinable
+    public func getBytes(_ range: Range<Int>) -> [UInt8] {
+        withUnsafeBytes(in: range) { Array($0) }
+    }
+
+    /// Reads the next `length` bytes as an array (a copy), or nil if fewer are readable.
+    @inlinable
+    public mutating func readBytes(length: Int) -> [UInt8]? {
+        guard length >= 0 && length <= readableBytes else { return nil }
+        defer { _reader &+= length }
+        return getBytes(_reader..<(_reader &+ length))
+    }
+
+    /// The bytes at the absolute `range` decoded as UTF-8 (invalid sequences repaired with U+FFFD).
+    @inlinable
+    public func getString(_ range: Range<Int>) -> String {
+        withUnsafeBytes(in: range) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Reads the next `length` bytes as a UTF-8 string, or nil if fewer are readable.
+    @inlinable
+    public mutating func readString(length: Int) -> String? {
+        guard length >= 0 && length <= readableBytes else { return nil }
+        defer { _reader &+= length }
+        return getString(_reader..<(_reader &+ length))
+    }
+
+    /// All readable bytes as an array (a copy); the indices do not move.
+    @inlinable
+    public var readableBytesArray: [UInt8] { getBytes(readableRange) }
+
+    /// Moves the readable bytes to the front of the storage, so that the consumed prefix can be reused.
+    /// Every absolute index taken before the call is invalid after it.
+    @inlinable
+    public mutating func discardReadBytes() {
+        guard _reader > 0 else { return }
+        if isKnownUniquelyReferenced(&_storage) {
+            _storage.move(from: _reader, count: readableBytes, to: 0)
+            _writer = readableBytes
+            _reader = 0
+        } else {
+            _reallocate(unique: false, writable: 0)
+        }
+    }
+}
+
+extension ByteBuffer: Equatable {
+    /// Two buffers are equal when their readable bytes are.
+    public static func == (lhs: ByteBuffer, rhs: ByteBuffer) -> Bool {
+        guard lhs.readableBytes == rhs.readableBytes else { return false }
+        return lhs.withUnsafeReadableBytes { l in
+            rhs.withUnsafeReadableBytes { r in
+                l.count == 0 || memcmpBytes(l, r)
+            }
+        }
+    }
+}
+
+@usableFromInline
+internal func memcmpBytes(_ l: UnsafeRawBufferPointer, _ r: UnsafeRawBufferPointer) -> Bool {
+    // The stdlib's `elementsEqual` on raw buffers compiles to a byte loop the optimiser vectorises.
+    l.elementsEqual(r)
+}
+
+extension ByteBuffer: Hashable {
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeReadableBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+extension ByteBuffer: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "ByteBuffer(readerIndex: \(_reader), writerIndex: \(_writer), capacity: \(capacity))"
+    }
+
+    public var debugDescription: String {
+        let preview = getBytes(_reader..<Swift.min(_writer, _reader + 64))
+        let text = preview.map { b -> String in
+            (0x20...0x7E).contains(b) ? String(UnicodeScalar(b)) : "\\x" + String(b, radix: 16)
+        }.joined()
+        return "\(description) \"\(text)\(readableBytes > 64 ? "…" : "")\""
+    }
+}
+
+extension ByteBuffer: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self.init(string: value) }
+}
+
+extension ByteBuffer: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: UInt8...) { self.init(bytes: elements) }
+}
+
+/// The heap storage behind `ByteBuffer`: one allocation, freed in `deinit`.
+///
+/// `@unchecked Sendable`: `ByteBuffer` writes through it only after `isKnownUniquelyReferenced`
+/// says no other value (in any task) holds it; shared storage is only ever read.
+@usableFromInline
+internal final class _ByteStorage: @unchecked Sendable {
+    @usableFromInline let bytes: UnsafeMutableRawBufferPointer
+
+    @inlinable var capacity: Int { bytes.count }
+
+    @inlinable
+    init(capacity: Int) {
+        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(capacity, 0), alignment: 16)
+    }
+
+    @inlinable
+    deinit { bytes.deallocate() }
+
+    @inlinable
+    func move(from source: Int, count: Int, to destination: Int) {
+        guard count > 0, source != destination else { return }
+        (bytes.baseAddress! + destination).copyMemory(from: bytes.baseAddress! + source, byteCount: count)
+    }
+
+    @inlinable
+    func copy(from other: _ByteStorage, at source: Int, count: Int, to destination: Int) {
+        guard count > 0 else { return }
+        (bytes.baseAddress! + destination).copyMemory(from: other.bytes.baseAddress! + source, byteCount: count)
+    }
+}

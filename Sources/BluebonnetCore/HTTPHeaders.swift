@@ -1,0 +1,130 @@
+/// One header field: a name and a value, as the user gave them or as received.
+public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
+    /// The field name; compared case-insensitively by `HTTPHeaders`.
+    public let name: String
+    /// The field value.
+    public let value: String
+
+    /// Creates a field.
+    @inlinable
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `Name: value`.
+    public var description: String { "\(name): \(value)" }
+}
+
+/// An ordered list of header fields whose names compare case-insensitively (RFC 9110 §5.1).
+///
+/// Order is kept as given; `add` appends (so repeated fields such as `Set-Cookie` stay separate),
+/// `update` replaces the first field of that name and drops the others, keeping its position.
+public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, ExpressibleByDictionaryLiteral,
+    ExpressibleByArrayLiteral, CustomStringConvertible
+{
+    @usableFromInline internal var fields: [HTTPHeader]
+
+    /// An empty list.
+    public init() { fields = [] }
+
+    /// The fields in order.
+    public init(_ headers: [HTTPHeader]) { fields = headers }
+
+    /// Fields from a dictionary (order unspecified, as in a dictionary).
+    public init(_ dictionary: [String: String]) {
+        fields = dictionary.map { HTTPHeader(name: $0.key, value: $0.value) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { HTTPHeader(name: $0.0, value: $0.1) }
+    }
+
+    public init(arrayLiteral elements: HTTPHeader...) { fields = elements }
+
+    /// Appends a field, keeping any others of the same name.
+    public mutating func add(name: String, value: String) { fields.append(HTTPHeader(name: name, value: value)) }
+
+    /// Appends a field, keeping any others of the same name.
+    public mutating func add(_ header: HTTPHeader) { fields.append(header) }
+
+    /// Sets the value of `name`: replaces the first field of that name in place and removes the rest,
+    /// or appends when there is none.
+    public mutating func update(name: String, value: String) { update(HTTPHeader(name: name, value: value)) }
+
+    /// Sets a field as `update(name:value:)` does.
+    public mutating func update(_ header: HTTPHeader) {
+        guard let first = fields.firstIndex(where: { Self.namesMatch($0.name, header.name) }) else {
+            fields.append(header)
+            return
+        }
+        fields[first] = header
+        var index = fields.index(after: first)
+        while index < fields.endIndex {
+            if Self.namesMatch(fields[index].name, header.name) { fields.remove(at: index) } else { index += 1 }
+        }
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(name: String) { fields.removeAll { Self.namesMatch($0.name, name) } }
+
+    /// The first value of `name`, or nil.
+    public func value(for name: String) -> String? {
+        fields.first { Self.namesMatch($0.name, name) }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.compactMap { Self.namesMatch($0.name, name) ? $0.value : nil }
+    }
+
+    /// Whether a field named `name` is present.
+    public func contains(name: String) -> Bool { fields.contains { Self.namesMatch($0.name, name) } }
+
+    /// The first value of `name`; setting nil removes it, setting a value `update`s it.
+    public subscript(_ name: String) -> String? {
+        get { value(for: name) }
+        set {
+            if let newValue { update(name: name, value: newValue) } else { remove(name: name) }
+        }
+    }
+
+    /// The fields as a dictionary; repeated names keep the last value.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for field in fields { result[field.name] = field.value }
+        return result
+    }
+
+    /// Whether two names are the same field name (ASCII case-insensitive).
+    @inlinable
+    public static func namesMatch(_ a: String, _ b: String) -> Bool {
+        var a = a.utf8.makeIterator()
+        var b = b.utf8.makeIterator()
+        while true {
+            switch (a.next(), b.next()) {
+            case (nil, nil): return true
+            case let (x?, y?):
+                if x != y && asciiLowercase(x) != asciiLowercase(y) { return false }
+            default: return false
+            }
+        }
+    }
+
+    // Collection
+    public typealias Element = HTTPHeader
+    public typealias Index = Int
+    public typealias Iterator = IndexingIterator<HTTPHeaders>
+    public var startIndex: Int { fields.startIndex }
+    public var endIndex: Int { fields.endIndex }
+    public subscript(position: Int) -> HTTPHeader { fields[position] }
+    public func index(after i: Int) -> Int { fields.index(after: i) }
+
+    public var description: String { fields.map(\.description).joined(separator: "\n") }
+}
+
+/// Lower-cases an ASCII letter byte; other bytes are returned as they are.
+@inlinable
+public func asciiLowercase(_ byte: UInt8) -> UInt8 {
+    byte &- 0x41 < 26 ? byte | 0x20 : byte
+}

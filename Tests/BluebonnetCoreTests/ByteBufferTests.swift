@@ -1,0 +1,73 @@
+import BluebonnetCore
+import Testing
+
+@Suite struct ByteBufferTests {
+    @Test func writesAndReadsBytes() {
+        var buffer = ByteBuffer()
+        buffer.writeString("hello, ")
+        buffer.writeBytes(Array("world".utf8))
+        #expect(buffer.readableBytes == 12)
+        #expect(buffer.readString(length: 5) == "hello")
+        #expect(buffer.readerIndex == 5)
+        #expect(buffer.readString(length: 7) == ", world")
+        #expect(buffer.isEmpty)
+        #expect(buffer.readString(length: 1) == nil)
+    }
+
+    @Test func sliceSharesStorageAndSurvivesWritesToTheOriginal() {
+        var buffer = ByteBuffer(string: "abcdef")
+        let slice = buffer.getSlice(1..<4)
+        #expect(slice.readableBytesArray == Array("bcd".utf8))
+        buffer.moveReaderIndex(forwardBy: 3)
+        buffer.writeString("ghi")
+        // The slice still sees its bytes; the original moved only its unread bytes.
+        #expect(slice.readableBytesArray == Array("bcd".utf8))
+        #expect(buffer.readString(length: buffer.readableBytes) == "defghi")
+    }
+
+    @Test func discardReadBytesCompacts() {
+        var buffer = ByteBuffer(capacity: 16)
+        buffer.writeString("0123456789")
+        buffer.moveReaderIndex(forwardBy: 8)
+        buffer.discardReadBytes()
+        #expect(buffer.readerIndex == 0)
+        #expect(buffer.writerIndex == 2)
+        #expect(buffer.readableBytesArray == Array("89".utf8))
+    }
+
+    @Test func growsPastItsCapacity() {
+        var buffer = ByteBuffer(capacity: 1)
+        for i in 0..<10_000 { buffer.writeByte(UInt8(truncatingIfNeeded: i)) }
+        #expect(buffer.readableBytes == 10_000)
+        #expect(buffer.getByte(at: 9_999) == UInt8(truncatingIfNeeded: 9_999))
+    }
+
+    @Test func unsafeWritesAdvanceTheWriterIndex() {
+        var buffer = ByteBuffer()
+        let written = buffer.withUnsafeMutableWritableBytes(minimumWritableBytes: 4) { region in
+            region[0] = 0x41; region[1] = 0x42
+            return 2
+        }
+        #expect(written == 2)
+        #expect(buffer.readableBytesArray == [0x41, 0x42])
+    }
+
+    @Test func equalityComparesReadableBytesOnly() {
+        var a = ByteBuffer(string: "xxabc")
+        a.moveReaderIndex(forwardBy: 2)
+        let b = ByteBuffer(string: "abc")
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+    }
+
+    @Test func headersCompareNamesCaseInsensitively() {
+        var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]
+        headers.add(name: "x-a", value: "2")
+        #expect(headers.values(for: "X-a") == ["1", "2"])
+        headers.update(name: "X-A", value: "3")
+        #expect(headers.values(for: "x-a") == ["3"])
+        #expect(headers["content-type"] == "text/plain")
+        headers["CONTENT-TYPE"] = nil
+        #expect(headers.count == 1)
+    }
+}
