@@ -15,7 +15,9 @@ public struct ByteBuffer: Sendable {
     /// Creates an empty buffer with room for `capacity` bytes before it grows.
     @inlinable
     public init(capacity: Int = 0) {
-        self._storage = _ByteStorage(capacity: capacity)
+        // Empty buffers share one empty storage (so making one allocates nothing); the first write
+        // finds it shared and allocates.
+        self._storage = capacity > 0 ? _ByteStorage(capacity: capacity) : _ByteStorage.empty
         self._reader = 0
         self._writer = 0
     }
@@ -75,7 +77,7 @@ public struct ByteBuffer: Sendable {
     @inlinable
     public mutating func clear() {
         if !isKnownUniquelyReferenced(&_storage) {
-            _storage = _ByteStorage(capacity: _storage.capacity)
+            _storage = _storage.capacity > 0 ? _ByteStorage(capacity: _storage.capacity) : _ByteStorage.empty
         }
         _reader = 0
         _writer = 0
@@ -188,6 +190,16 @@ public struct ByteBuffer: Sendable {
     public func withUnsafeBytes<R, E: Error>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         precondition(range.lowerBound >= 0 && range.upperBound <= _writer, "range outside the written bytes")
         return try body(UnsafeRawBufferPointer(rebasing: _storage.bytes[range]))
+    }
+
+    /// Calls `body` with the readable bytes, writable in place. Un-shares the storage first (moving only
+    /// the readable bytes, so `readerIndex` may become 0), so no other buffer sees the change.
+    @inlinable
+    public mutating func withUnsafeMutableReadableBytes<R, E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        if !isKnownUniquelyReferenced(&_storage) { _reallocate(unique: false, writable: 0) }
+        return try body(UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_reader..<_writer]))
     }
 
     /// The byte at absolute `index`, or nil when it has not been written.
@@ -318,6 +330,9 @@ internal final class _ByteStorage: @unchecked Sendable {
     @usableFromInline let bytes: UnsafeMutableRawBufferPointer
 
     @inlinable var capacity: Int { bytes.count }
+
+    /// The storage of every empty `ByteBuffer()`: never written to, since it is always shared.
+    @usableFromInline static let empty = _ByteStorage(capacity: 0)
 
     @inlinable
     init(capacity: Int) {
