@@ -11,20 +11,16 @@ internal enum EncoderSyntax {
         return copy.withUTF8(body)
     }
 
-    /// `tchar` (RFC 9110 §5.6.2): `!#$%&'*+-.^_`|~`, digits and letters.
+    /// `tchar` (RFC 9110 §5.6.2): `!#$%&'*+-.^_`|~`, digits and letters, as a 128-bit set
+    /// (bit `b` of `tokenLow` for bytes 0–63, bit `b - 64` of `tokenHigh` for bytes 64–127).
+    private static let tokenLow: UInt64 = 0x03FF_6CFA_0000_0000
+    private static let tokenHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+
+    /// Whether `byte` is a `tchar` (RFC 9110 §5.6.2).
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
+        let word = byte < 64 ? tokenLow : tokenHigh
+        return byte < 128 && (word >> UInt64(byte & 63)) & 1 == 1
     }
 
     /// The offset of the first byte that is not a `tchar`; nil when every byte is one.
@@ -33,10 +29,44 @@ internal enum EncoderSyntax {
         return nil
     }
 
+    // Eight bytes at a time (SWAR): a word of 0x01 bytes and of 0x80 bytes. `hasByteBelow(w, n)`
+    // is nonzero exactly when some byte of `w` is below `n` (n ≤ 0x80); the borrow can only spill
+    // past a byte that already matched, so "any" is exact, though not "which".
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    @inline(__always)
+    private static func hasByteBelow(_ word: UInt64, _ n: UInt8) -> Bool {
+        (word &- ones &* UInt64(n)) & ~word & highs != 0
+    }
+
+    @inline(__always)
+    private static func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
+        hasByteBelow(word ^ (ones &* UInt64(byte)), 1)
+    }
+
+    /// Skips whole 8-byte words for which `isClean` holds; returns where a byte-wise scan must
+    /// start (the first word that may hold a bad byte, or the tail).
+    @inline(__always)
+    private static func skipCleanWords(_ bytes: UnsafeBufferPointer<UInt8>, _ isClean: (UInt64) -> Bool) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if !isClean(word) { break }
+            index += 8
+        }
+        return index
+    }
+
     /// The offset of the first byte a request-target must not hold: controls, SP, DEL, and
     /// anything above 0x7F (a URI is ASCII; RFC 9112 §3.2, RFC 3986 §2).
     static func firstInvalidTargetByte(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        for index in bytes.indices {
+        let start = skipCleanWords(bytes) { word in
+            word & highs == 0 && !hasByteBelow(word, 0x21) && !hasByte(word, 0x7F)
+        }
+        for index in start..<bytes.count {
             let byte = bytes[index]
             if byte <= 0x20 || byte >= 0x7F { return index }
         }
@@ -55,7 +85,11 @@ internal enum EncoderSyntax {
     /// The offset of the first byte a field value must not hold (RFC 9110 §5.5): controls other
     /// than HTAB, and DEL. SP, HTAB, visible ASCII and obs-text (0x80–0xFF) pass.
     static func firstInvalidValueByte(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        for index in bytes.indices {
+        // A word with a byte below 0x20 may only hold an HTAB; the byte loop decides.
+        let start = skipCleanWords(bytes) { word in
+            !hasByteBelow(word, 0x20) && !hasByte(word, 0x7F)
+        }
+        for index in start..<bytes.count {
             let byte = bytes[index]
             if (byte < 0x20 && byte != 0x09) || byte == 0x7F { return index }
         }
