@@ -118,7 +118,7 @@ public struct RequestEncoder: Sendable {
         var added: AddedFraming
     }
 
-    /// The value of `CRLF`, `": "` and friends as byte counts, for the size estimate.
+    /// Byte counts of CRLF and `": "`, for the size estimate.
     private static let crlf = 2
     private static let colonSpace = 2
 
