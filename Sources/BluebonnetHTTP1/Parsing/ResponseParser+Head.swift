@@ -166,9 +166,19 @@ extension ResponseParser {
 
         while true {
             var i = max(p.scanned, p.lineStart)
-            while i < count && bytes[i] != 0x0A { i &+= 1 }
+            while i < count {
+                let b = bytes[i]
+                if b == 0x0A { break }
+                // A CR must be followed by LF (RFC 9112 §2.2): fail as soon as it is not, rather than
+                // waiting for a line end that a hostile peer may never send.
+                if b == 0x0D && i &+ 1 < count && bytes[i &+ 1] != 0x0A {
+                    throw HTTPParserError(.invalidLineEnding, offset: base + i, "a CR in the \(what) is not followed by LF")
+                }
+                i &+= 1
+            }
             if i == count {
-                p.scanned = count
+                // A CR at the very end is checked again when its next byte arrives.
+                p.scanned = count > 0 && bytes[count &- 1] == 0x0D ? count &- 1 : count
                 if count - p.start > limit {
                     throw HTTPParserError(tooLarge, offset: base + p.start + limit,
                                           "the \(what) is larger than the limit of \(limit) bytes")
