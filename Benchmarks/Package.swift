@@ -16,13 +16,13 @@ let package = Package(
         // Naming the traits replaces the package's defaults: the malloc interposer (for the
         // mallocCount* metrics) stays on; the Swift 6.3 runtime interposer, which needs a package
         // this machine does not carry, stays off. Traits need swift-tools-version 6.1.
-        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
             name: "HTTP1Parsing",
             dependencies: [
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "BluebonnetHTTP1", package: "Bluebonnet"),
                 .product(name: "BluebonnetCore", package: "Bluebonnet"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -31,7 +31,7 @@ let package = Package(
             ],
             path: "Benchmarks/HTTP1Parsing",
             plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "package-benchmark")
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         )
     ],
