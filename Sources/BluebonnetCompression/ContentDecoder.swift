@@ -178,3 +178,7 @@ public final class ContentDecoder {
         )
     }
 }
+
+/// One owner drives a decoder: it holds zlib streams and mutable counters without locks.
+@available(*, unavailable)
+extension ContentDecoder: Sendable {}

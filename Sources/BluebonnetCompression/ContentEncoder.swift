@@ -173,3 +173,7 @@ public final class ContentEncoder {
         }
     }
 }
+
+/// One owner drives an encoder: it holds a zlib stream and mutable counters without locks.
+@available(*, unavailable)
+extension ContentEncoder: Sendable {}

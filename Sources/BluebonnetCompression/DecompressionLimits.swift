@@ -12,6 +12,8 @@
 ///   Formally, decoding fails when `decoded > max(ratioGraceBytes, maximumRatio × encoded)`.
 ///   Because "so far" moves as input arrives, the exact point of failure near the limit can depend
 ///   on how the body is split; well-formed bodies well under the limit never notice.
+/// - Stacked codings: every layer's output is held to the same size and ratio limits (an inner
+///   layer's output is never larger than needed to hand the next layer 64 KiB at a time).
 /// - Codings: at most ``maximumCodings`` non-identity codings may be stacked in one
 ///   `Content-Encoding` (each costs a zlib stream of about 40 KiB).
 ///

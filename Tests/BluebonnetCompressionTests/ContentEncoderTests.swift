@@ -28,17 +28,21 @@ import Testing
 
     @Test func gzipOutputHasTheRFC1952HeaderAndTrailer() throws {
         let body = try encode(Vectors.hello, .gzip, level: .best)
-        // ID1 ID2 CM=8, no flags, MTIME 0 (RFC 1952 §2.3).
-        #expect(Array(body.prefix(8)) == [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0])
-        // CRC32 and ISIZE equal those of the gzip CLI's output for the same content.
+        // ID1 ID2 CM=8, no flags, MTIME 0 (RFC 1952 §2.3), as `gzip -n` writes.
+        #expect(Array(body.prefix(8)) == Array(Vectors.gzipHello.prefix(8)))
+        // CRC32 and ISIZE equal those the gzip CLI wrote for the same content. (The deflate bytes
+        // in between may legitimately differ between implementations, so they are not compared.)
         #expect(Array(body.suffix(8)) == Array(Vectors.gzipHello.suffix(8)))
-        // The deflate data at level 9 matches `gzip -9` byte for byte (both use zlib's algorithm).
-        #expect(Array(body.dropFirst(10)) == Array(Vectors.gzipHello.dropFirst(10)))
+        #expect(decode([body[...]], codings: [.gzip]) == .decoded(Vectors.hello))
     }
 
     @Test func deflateOutputIsTheZlibFormat() throws {
         let body = try encode(Vectors.hello, .deflate, level: .best)
-        #expect(body == Vectors.zlibHello)
+        // RFC 1950 §2.2: CMF 0x78 (deflate, 32 KiB window), FLG 0xDA (FLEVEL 3, check bits)…
+        #expect(Array(body.prefix(2)) == [0x78, 0xDA])
+        // …and the Adler-32 of the content, as Python's zlib wrote it.
+        #expect(Array(body.suffix(4)) == Array(Vectors.zlibHello.suffix(4)))
+        #expect(decode([body[...]], codings: [.deflate]) == .decoded(Vectors.hello))
     }
 
     @Test func countsPlainAndCompressedBytes() throws {
