@@ -36,6 +36,9 @@ final class Inflater {
     private(set) var position = 0
     /// Output bytes produced so far.
     private(set) var produced = 0
+    /// Whether the last `inflate` call filled all the output space it had, so zlib may still hold
+    /// output; if not, a call with no new input can do nothing and is skipped.
+    private var zlibMayHoldOutput = false
     /// For a layer that feeds another: its output between two steps (reused, cleared by the owner).
     var scratch = ByteBuffer()
 
@@ -153,6 +156,7 @@ final class Inflater {
         inputStart: Int
     ) throws(CompressionError) -> (consumed: Int, written: Int) {
         precondition(maxOutput >= 1)
+        if input.isEmpty && !zlibMayHoldOutput { return (0, 0) }
         let reserve = Swift.min(maxOutput, Swift.max(1024, Swift.min(input.count, 1 << 20) &* 4))
         let availableIn = UInt32(clamping: input.count)
         var status: Int32 = Z_OK
@@ -169,6 +173,7 @@ final class Inflater {
             status = inflate(stream, Z_NO_FLUSH)
             consumed = Int(availableIn &- stream.pointee.avail_in)
             let written = Int(space &- stream.pointee.avail_out)
+            zlibMayHoldOutput = stream.pointee.avail_out == 0
             stream.pointee.next_in = nil
             stream.pointee.avail_in = 0
             stream.pointee.next_out = nil

@@ -130,6 +130,16 @@ struct DecoderCase: Sendable, CustomStringConvertible {
         #expect(decoder.codings == [.gzip])
     }
 
+    @Test(arguments: [[ContentCoding.gzip], [.deflate], [.deflate, .gzip]])
+    func emptyBodyNeedsNoOutputSpace(codings: [ContentCoding]) throws {
+        let decoder = try ContentDecoder(codings: codings)
+        var output = ByteBuffer()
+        try decoder.decode(ByteBuffer(), into: &output)
+        try decoder.finish(into: &output)
+        #expect(output.capacity == 0)
+        #expect(decoder.encodedBytes == 0 && decoder.decodedBytes == 0)
+    }
+
     @Test func appendsAfterExistingOutputBytes() throws {
         let decoder = try ContentDecoder(codings: [.deflate])
         var output = ByteBuffer(string: "prefix:")
