@@ -48,6 +48,10 @@ let package = Package(
             dependencies: ["BluebonnetHTTP1", "BluebonnetCore", "BluebonnetCompression", "BluebonnetTestSupport"]
         ),
         .testTarget(
+            name: "BluebonnetCompressionTests",
+            dependencies: ["BluebonnetCompression", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
             name: "BluebonnetArchitectureTests",
             dependencies: ["BluebonnetTestSupport"]
         ),
