@@ -123,17 +123,10 @@ extension ResponseParser {
 
     /// Looks for the `close` and `keep-alive` options in a Connection value (RFC 9110 §7.6.1).
     static func scanConnectionOptions(_ value: UnsafeRawBufferPointer, close: inout Bool, keepAlive: inout Bool) {
-        var index = 0
-        while index < value.count {
-            var end = index
-            while end < value.count && value[end] != UInt8(ascii: ",") { end &+= 1 }
-            var lo = index
-            var hi = end
-            while lo < hi && (value[lo] == 0x20 || value[lo] == 0x09) { lo &+= 1 }
-            while hi > lo && (value[hi &- 1] == 0x20 || value[hi &- 1] == 0x09) { hi &-= 1 }
-            if value.equalsCaseInsensitive(lo..<hi, "close") { close = true }
-            if value.equalsCaseInsensitive(lo..<hi, "keep-alive") { keepAlive = true }
-            index = end &+ 1
+        value.forEachListElement { option in
+            if value.equalsCaseInsensitive(option, "close") { close = true }
+            if value.equalsCaseInsensitive(option, "keep-alive") { keepAlive = true }
+            return true
         }
     }
 
