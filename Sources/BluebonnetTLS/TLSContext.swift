@@ -165,6 +165,22 @@ public final class TLSContext: @unchecked Sendable {
     /// How many origins have a cached session (for tests and metrics).
     public var cachedSessionCount: Int { sessions.withLock { $0.count } }
 
+    /// The chain from `leaf` to a trust root of this context, built with `untrusted` as candidate
+    /// intermediates, as DER leaf first; nil when it does not verify.
+    func verifiedChain(leaf: OpaquePointer, untrusted: OpaquePointer?) -> [[UInt8]]? {
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
+        guard let store = SSL_CTX_get_cert_store(context), let storeContext = X509_STORE_CTX_new() else { return nil }
+        defer { X509_STORE_CTX_free(storeContext) }
+        guard X509_STORE_CTX_init(storeContext, store, leaf, untrusted) == 1,
+            X509_verify_cert(storeContext) == 1,
+            let chain = X509_STORE_CTX_get0_chain(storeContext)
+        else { return nil }
+        return (0..<cbluebonnet_sk_X509_num(chain)).compactMap { index in
+            cbluebonnet_sk_X509_value(chain, index).map(X509Owner.der(of:))
+        }
+    }
+
     // MARK: Building
 
     private func setVersions(minimum: TLSVersion, maximum: TLSVersion) throws(TLSError) {

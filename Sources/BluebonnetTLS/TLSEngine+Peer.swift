@@ -37,7 +37,8 @@ extension TLSEngine {
     /// The peer's certificates as DER, leaf first, for pinning.
     ///
     /// When verification ran, the *verified* chain (leaf … trust root, as OpenSSL built it from
-    /// the trust roots, which may differ from what the peer sent); with
+    /// the trust roots, which may differ from what the peer sent; on a resumed session it is built
+    /// again from the same roots); with
     /// ``CertificateVerification/none``, the chain exactly as the peer sent it. Empty before the
     /// handshake completes or when the peer sent no certificate.
     public var peerCertificateChain: [[UInt8]] {
@@ -50,6 +51,13 @@ extension TLSEngine {
             }
             guard let leaf = SSL_get1_peer_certificate(ssl) else { return [] }
             defer { X509_free(leaf) }
+            if SSL_session_reused(ssl) == 1, context.configuration?.certificateVerification != CertificateVerification.none,
+                let rebuilt = context.verifiedChain(leaf: leaf, untrusted: SSL_get_peer_cert_chain(ssl))
+            {
+                // A resumed session keeps the chain the peer sent, not the one verified then:
+                // build it again from the same trust roots so pins on intermediates/roots hold.
+                return rebuilt
+            }
             let leafDER = X509Owner.der(of: leaf)
             // The client's SSL_get_peer_cert_chain includes the leaf; the server's does not.
             var chain = SSL_get_peer_cert_chain(ssl).map(Self.ders) ?? []

@@ -57,6 +57,8 @@ public final class TLSEngine {
     private let readBIO: OpaquePointer
     private let writeBIO: OpaquePointer
     private let sessionKey: TLSContext.SessionKey?
+    /// Whether `feedEndOfStream()` was called.
+    private var transportEnded = false
     /// How reading ended (close, truncation or failure), once it has; repeated to later reads.
     private var readEnd: Result<ReadResult, TLSError>?
     /// Whether `handshake()` has returned `.complete`.
@@ -128,7 +130,16 @@ public final class TLSEngine {
         _ = cbluebonnet_SSL_set_app_data(ssl, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    deinit { SSL_free(ssl) }
+    deinit {
+        if isHandshakeComplete {
+            // SSL_free would otherwise treat a connection that never sent close_notify as "bad"
+            // and make its session non-resumable. Abandoning a finished connection without
+            // close_notify (usual for HTTP) must not cost the next handshake its resumption
+            // (RFC 5246 §7.2.1); fatal errors already removed their session when the alert went out.
+            SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN)
+        }
+        SSL_free(ssl)
+    }
 
     func withUnsafeSSL<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R { try body(ssl) }
 
@@ -179,6 +190,7 @@ public final class TLSEngine {
     /// reads report ``ReadResult/closed(cleanShutdown:)`` (false unless `close_notify` came first)
     /// and a handshake in progress fails with ``TLSError/Kind/unexpectedEOF``.
     public func feedEndOfStream() {
+        transportEnded = true
         _ = cbluebonnet_BIO_set_mem_eof_return(readBIO, 0)
     }
 
@@ -241,6 +253,15 @@ public final class TLSEngine {
         if let readEnd { return try readEnd.get() }
         var total = 0
         while true {
+            if transportEnded, isHandshakeComplete, BIO_ctrl_pending(readBIO) == 0, SSL_has_pending(ssl) == 0 {
+                // The transport ended at a record boundary without close_notify. Reported here
+                // rather than through OpenSSL, whose fatal "unexpected EOF" would also make the
+                // session non-resumable: RFC 5246 §7.2.1 (since TLS 1.1) lets such sessions resume,
+                // as servers often close HTTP connections without close_notify. A cut inside a
+                // record still goes through OpenSSL and fails.
+                readEnd = .success(.closed(cleanShutdown: false))
+                return total > 0 ? .bytes(total) : .closed(cleanShutdown: false)
+            }
             OpenSSLErrorQueue.clear()
             var result: Int32 = 0
             let chunk = Swift.max(Int(SSL_pending(ssl)), 4096)
