@@ -66,18 +66,16 @@ public enum HostnameVerifier {
 }
 
 /// Parsing of IP-address literals (RFC 3986 §3.2.2 textual forms) into network-order bytes.
-public enum IPAddress {
+/// Internal: BluebonnetPosix owns the public address types.
+enum IPAddress {
     /// The 4 bytes of a dotted-quad IPv4 address or the 16 bytes of an IPv6 address (with `::`
     /// compression and an optional trailing dotted quad); nil for anything else, including zone
     /// identifiers (`fe80::1%eth0`) and the non-standard IPv4 forms (`127.1`, `0x7f.0.0.1`).
-    public static func parse(_ text: String) -> [UInt8]? {
+    static func parse(_ text: String) -> [UInt8]? {
         if let v4 = parseIPv4(Substring(text)) { return v4 }
         if text.contains(":") { return parseIPv6(text) }
         return nil
     }
-
-    /// Whether `host` (optionally in brackets) is an IP literal, which gets no SNI (RFC 6066 §3).
-    public static func isLiteral(_ host: String) -> Bool { parse(HostnameVerifier.normalize(host)) != nil }
 
     static func parseIPv4(_ text: Substring) -> [UInt8]? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

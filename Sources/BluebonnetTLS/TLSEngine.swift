@@ -233,7 +233,7 @@ public final class TLSEngine {
 
     private func failure(_ sslError: Int32, _ operation: String) -> TLSError {
         let entries = OpenSSLErrorQueue.drain()
-        let verifyResult = context.isServer ? Int(X509_V_OK) : Int(SSL_get_verify_result(ssl))
+        let verifyResult = Int(SSL_get_verify_result(ssl))
         if sslError == SSL_ERROR_SYSCALL && entries.isEmpty {
             // With memory BIOs there is no syscall: this is an end of stream OpenSSL did not expect.
             return TLSError(.unexpectedEOF, "\(operation): the transport ended without close_notify")

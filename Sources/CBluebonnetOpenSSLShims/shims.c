@@ -36,10 +36,6 @@ void *cbluebonnet_SSL_get_app_data(const SSL *ssl) {
     return SSL_get_app_data(ssl);
 }
 
-long cbluebonnet_BIO_get_mem_data(BIO *bio, char **data) {
-    return BIO_get_mem_data(bio, data);
-}
-
 long cbluebonnet_BIO_set_mem_eof_return(BIO *bio, int value) {
     return BIO_set_mem_eof_return(bio, value);
 }
@@ -50,10 +46,6 @@ int cbluebonnet_sk_X509_num(const STACK_OF(X509) *stack) {
 
 X509 *cbluebonnet_sk_X509_value(const STACK_OF(X509) *stack, int index) {
     return sk_X509_value(stack, index);
-}
-
-void cbluebonnet_OPENSSL_free(void *pointer) {
-    OPENSSL_free(pointer);
 }
 
 int cbluebonnet_ERR_GET_LIB(unsigned long code) {

@@ -28,16 +28,12 @@ uint64_t cbluebonnet_SSL_OP_NO_RENEGOTIATION(void);
 int cbluebonnet_SSL_set_app_data(SSL *ssl, void *data);
 /// Why: `SSL_get_app_data` is a macro over `SSL_get_ex_data`.
 void *cbluebonnet_SSL_get_app_data(const SSL *ssl);
-/// Why: `BIO_get_mem_data` is a macro over `BIO_ctrl`.
-long cbluebonnet_BIO_get_mem_data(BIO *bio, char **data);
 /// Why: `BIO_set_mem_eof_return` is a macro over `BIO_ctrl`.
 long cbluebonnet_BIO_set_mem_eof_return(BIO *bio, int value);
 /// Why: `sk_X509_num` is a type-safe inline over `OPENSSL_sk_num`.
 int cbluebonnet_sk_X509_num(const STACK_OF(X509) *stack);
 /// Why: `sk_X509_value` is a type-safe inline over `OPENSSL_sk_value`.
 X509 *cbluebonnet_sk_X509_value(const STACK_OF(X509) *stack, int index);
-/// Why: `OPENSSL_free` is a macro that passes `__FILE__`/`__LINE__` to `CRYPTO_free`.
-void cbluebonnet_OPENSSL_free(void *pointer);
 /// Why: `ERR_GET_LIB` is a static inline function.
 int cbluebonnet_ERR_GET_LIB(unsigned long code);
 /// Why: `ERR_GET_REASON` is a static inline function.
