@@ -17,6 +17,7 @@
 #   wronghost{.pem,.key,-chain.pem}         leaf for DNS wrong.example only
 #   wildcard{.pem,.key,-chain.pem}          leaf for DNS *.localtest.bluebonnet
 #   iponly{.pem,.key,-chain.pem}            leaf with IP SANs 127.0.0.1 and ::1 only (no DNS SAN)
+#   cnonly{.pem,.key,-chain.pem}            leaf with CN=localhost and no subjectAltName (never matches)
 #   selfsigned.pem / selfsigned.key         self-signed leaf for localhost (CA:FALSE)
 #   unknownca.pem / unknownca.key           a root CA nobody trusts
 #   unknownca-leaf{.pem,.key}               leaf for localhost signed by unknownca
@@ -69,6 +70,12 @@ extendedKeyUsage = serverAuth
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
 subjectAltName = $ENV::SAN
+[ v3_server_no_san ]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
 [ v3_selfsigned ]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
@@ -133,6 +140,12 @@ leaf notyetvalid localhost            "DNS:localhost,IP:127.0.0.1,IP:::1" -start
 leaf wronghost   wrong.example        "DNS:wrong.example" -days "$DAYS"
 leaf wildcard    "*.localtest.bluebonnet" "DNS:*.localtest.bluebonnet" -days "$DAYS"
 leaf iponly      127.0.0.1            "IP:127.0.0.1,IP:::1" -days "$DAYS"
+
+# Leaf naming localhost only in its subject CN (no subjectAltName): RFC 9525 says no match.
+key "$OUT/cnonly.key"
+csr "$OUT/cnonly.key" localhost "$WORK/cnonly.csr"
+sign intermediate "$OUT/intermediate.pem" "$OUT/intermediate.key" "$WORK/cnonly.csr" "$OUT/cnonly.pem" v3_server_no_san -days "$DAYS"
+cat "$OUT/cnonly.pem" "$OUT/intermediate.pem" > "$OUT/cnonly-chain.pem"
 
 # Self-signed leaf for localhost.
 key "$OUT/selfsigned.key"

@@ -68,19 +68,22 @@ public final class TLSEngine {
     ///
     /// Sends SNI with `serverName` unless it is an IP literal (RFC 6066 §3), and, with
     /// ``CertificateVerification/fullVerification``, requires the peer's leaf to name it (DNS or IP
-    /// SAN, see ``HostnameVerifier``). `serverName` may carry a trailing dot or IPv6 brackets.
+    /// SAN, see ``HostnameVerifier``). `serverName` may carry a trailing dot or IPv6 brackets;
+    /// internationalised names must already be A-labels (`xn--…`, RFC 5890), as URL parsing makes them.
     /// Offers the session cached for (`serverName`, `port`) when resumption is on. Cheap; safe on
     /// an event-loop thread.
     ///
     /// - Throws: ``TLSError/Kind/invalidConfiguration`` when `context` is a server context or
-    ///   `serverName` is empty or not usable as a host name.
+    ///   `serverName` is empty or not printable ASCII.
     public init(context: TLSContext, serverName: String, port: Int) throws(TLSError) {
         guard !context.isServer else {
             throw TLSError(.invalidConfiguration, "a client engine needs a client TLSContext")
         }
         let host = HostnameVerifier.normalize(serverName)
-        guard !host.isEmpty, !host.utf8.contains(0) else {
-            throw TLSError(.invalidConfiguration, "server name \"\(serverName)\" is not a host name")
+        guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw TLSError(
+                .invalidConfiguration,
+                "server name \"\(serverName)\" is not an ASCII host name (internationalised names must be A-labels)")
         }
         let configuration = context.configuration ?? .default
         let key = configuration.sessionResumption ? TLSContext.SessionKey(host: host.lowercased(), port: port) : nil

@@ -45,6 +45,9 @@ import Testing
         Case(served: "iponly-chain.pem", key: "iponly.key", serverName: "127.0.0.1", verification: .fullVerification, expected: nil, verifyResult: nil),
         Case(served: "iponly-chain.pem", key: "iponly.key", serverName: "::1", verification: .fullVerification, expected: nil, verifyResult: nil),
         Case(served: "iponly-chain.pem", key: "iponly.key", serverName: "localhost", verification: .fullVerification, expected: .hostnameMismatch, verifyResult: 62),
+        // RFC 9525 §6.3: the subject CN is never a reference identity, even without SANs.
+        Case(served: "cnonly-chain.pem", key: "cnonly.key", serverName: "localhost", verification: .fullVerification, expected: .hostnameMismatch, verifyResult: 62),
+        Case(served: "cnonly-chain.pem", key: "cnonly.key", serverName: "localhost", verification: .noHostnameVerification, expected: nil, verifyResult: nil),
     ]
 
     @Test(arguments: cases)

@@ -121,6 +121,7 @@ import Testing
             ("iponly.pem", [], [Self.v4Loopback, Self.v6Loopback], "127.0.0.1"),
             ("selfsigned.pem", ["localhost"], [Self.v4Loopback, Self.v6Loopback], "localhost"),
             ("ca.pem", [], [], "Bluebonnet Test Root CA"),
+            ("cnonly.pem", [], [], "localhost"),
         ]
         let hosts = [
             "localhost", "LOCALHOST", "localhost.", "127.0.0.1", "::1", "[::1]", "127.0.0.2", "::2",

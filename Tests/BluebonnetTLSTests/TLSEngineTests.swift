@@ -246,6 +246,9 @@ import Testing
         #expect(throws: TLSError.self) {
             _ = try TLSEngine(context: try TLSContext(configuration: try Certs.clientConfiguration()), serverName: "", port: 443)
         }
+        #expect(throws: TLSError.self, "U-labels must be converted to A-labels first") {
+            _ = try TLSEngine(context: try TLSContext(configuration: try Certs.clientConfiguration()), serverName: "bücher.example", port: 443)
+        }
     }
 }
 
