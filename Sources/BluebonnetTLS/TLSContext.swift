@@ -80,11 +80,12 @@ public final class TLSContext: @unchecked Sendable {
         }
     }
 
-    /// A server context **for tests and fault servers only** (Bluebonnet is a client): presents
+    /// A server context **for tests and fault servers only** (Bluebonnet is a client; `package`
+    /// access keeps it out of the public API): presents
     /// `certificateChain` (leaf first) with `privateKey`, selects from `applicationProtocols` in
     /// its own order (no overlap: no ALPN, the connection proceeds), and, when
     /// `clientCertificateTrustRoots` is set, requires a client certificate leading to them.
-    public init(
+    package init(
         serverCertificateChain certificateChain: CertificateSource,
         privateKey: PrivateKeySource,
         applicationProtocols: [String] = ["http/1.1"],

@@ -78,7 +78,7 @@ extension TLSEngine {
     }
 
     /// The SNI host name the client sent (server engines, for tests), or nil.
-    public var receivedServerName: String? {
+    package var receivedServerName: String? {
         withUnsafeSSL { ssl in
             guard let name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name) else { return nil }
             return String(cString: name)

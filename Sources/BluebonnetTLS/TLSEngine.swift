@@ -120,9 +120,9 @@ public final class TLSEngine {
         }
     }
 
-    /// A server engine **for tests and fault servers only**, from a context made with
-    /// ``TLSContext/init(serverCertificateChain:privateKey:applicationProtocols:minimumVersion:maximumVersion:clientCertificateTrustRoots:)``.
-    public init(serverContext context: TLSContext) throws(TLSError) {
+    /// A server engine **for tests and fault servers only** (`package` access), from a server
+    /// context (`TLSContext(serverCertificateChain:privateKey:…)`).
+    package init(serverContext context: TLSContext) throws(TLSError) {
         guard context.isServer else {
             throw TLSError(.invalidConfiguration, "a server engine needs a server TLSContext")
         }
