@@ -20,6 +20,15 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CBluebonnetOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "CBluebonnetOpenSSLShims",
+            dependencies: ["CBluebonnetOpenSSL"]
+        ),
 
         // MARK: Swift layers
 
@@ -31,6 +40,10 @@ let package = Package(
         .target(
             name: "BluebonnetCompression",
             dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
+        ),
+        .target(
+            name: "BluebonnetTLS",
+            dependencies: ["BluebonnetCore", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"]
         ),
         .target(
             name: "BluebonnetTestSupport",
@@ -50,6 +63,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetCompressionTests",
             dependencies: ["BluebonnetCompression", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetTLSTests",
+            dependencies: ["BluebonnetTLS", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
