@@ -20,6 +20,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .target(name: "CBluebonnetLinux"),
 
         // MARK: Swift layers
 
@@ -32,6 +33,7 @@ let package = Package(
             name: "BluebonnetCompression",
             dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
         ),
+        .target(name: "BluebonnetPosix", dependencies: ["BluebonnetCore", "CBluebonnetLinux"]),
         .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
@@ -46,6 +48,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetHTTP1Tests",
             dependencies: ["BluebonnetHTTP1", "BluebonnetCore", "BluebonnetCompression", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetPosixTests",
+            dependencies: ["BluebonnetPosix", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
