@@ -229,6 +229,7 @@ public struct Socket: ~Copyable, Sendable {
 }
 
 /// Two connected sockets from `Socket.pair(type:)`; take them apart with `let a = pair.first`.
+@frozen
 public struct SocketPair: ~Copyable, Sendable {
     /// One end.
     public var first: Socket
