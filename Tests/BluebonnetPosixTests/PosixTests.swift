@@ -129,6 +129,19 @@ final class SocketBox: Sendable {
 
     /// Takes the socket out; nil when taken before.
     func take() -> Socket? { slot.withLock { $0.take() } }
+
+    /// The socket's descriptor, or -1 once taken.
+    var descriptor: CInt { slot.withLock { $0?.descriptor ?? -1 } }
+
+    /// Runs `body` with the socket; nil once taken.
+    func withSocket<R: Sendable>(_ body: (borrowing Socket) throws(IOError) -> R) throws(IOError) -> R? {
+        try slot.withLock { (socket) throws(IOError) -> R? in
+            switch socket {
+            case .some(let borrowed): return try body(borrowed)
+            case .none: return nil
+            }
+        }
+    }
 }
 
 /// A value that the loop thread writes and the test reads after the loop has resumed it:

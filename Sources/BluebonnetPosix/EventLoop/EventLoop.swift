@@ -339,9 +339,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
                     drainWakeups()
                     continue
                 }
-                // A generation no longer registered was deregistered or replaced in this batch: drop it.
-                guard let entry = state.registrations[data] else { continue }
-                entry.handler(IOEvents(epoll: cbluebonnet_epoll_event_events(state.events, index)))
+                dispatch(generation: data, events: IOEvents(epoll: cbluebonnet_epoll_event_events(state.events, index)))
             }
 
             // 3. Timers that are due, in deadline order.
@@ -361,6 +359,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             running.removeAll(keepingCapacity: true)
         }
         finish()
+    }
+
+    /// Delivers `events` to the handler of `generation`. A generation no longer registered was
+    /// deregistered or replaced (perhaps earlier in the same batch): its events are dropped.
+    func dispatch(generation: UInt64, events: IOEvents) {
+        guard let entry = confined.registrations[generation] else { return }
+        entry.handler(events)
     }
 
     private func finish() {
