@@ -130,7 +130,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// Runs `work` on the loop thread at `deadline` (or soon after); callable from any thread.
     ///
     /// Tasks run in deadline order, equal deadlines in scheduling order. Cancel with the returned
-    /// handle. Tasks still pending when the loop shuts down are dropped without running.
+    /// handle. Tasks still pending when the loop shuts down are dropped without running, and so are
+    /// tasks scheduled after it stopped (their handle's `cancel()` returns false).
     @discardableResult
     public func scheduleTask(deadline: Deadline, _ work: @escaping @Sendable () -> Void) -> Scheduled {
         let onLoop = inEventLoop

@@ -31,10 +31,12 @@ public struct IOError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `"<function> failed: <reason> (errno <n>)"`.
     public var description: String { "\(function) failed: \(reason) (errno \(errno))" }
 
+    /// Equal when `errno` and the function name are.
     public static func == (lhs: IOError, rhs: IOError) -> Bool {
         lhs.errno == rhs.errno && lhs.function == rhs.function
     }
 
+    /// Hashes `errno` and the function name.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(errno)
         hasher.combine(function)
