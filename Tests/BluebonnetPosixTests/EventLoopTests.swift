@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 extension PosixTests {
-    @Suite struct EventLoopTests {
+    @Suite(.noLeakedDescriptors) struct EventLoopTests {
         // MARK: Tasks
 
         @Test func executeRunsOnTheLoopThread() async throws {

@@ -7,8 +7,28 @@ import Testing
 /// Every BluebonnetPosix suite nests in here, so that they run one at a time: the descriptor-leak
 /// checks count the process's sockets, epoll and eventfd descriptors, which a concurrently running
 /// socket test would disturb. (No other test target opens sockets today.)
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(1)), .noLeakedDescriptors)
 enum PosixTests {}
+
+/// Counts the process's sockets, epoll and eventfd descriptors before and after the suite it is
+/// attached to, and records an issue for every one the suite left open.
+struct NoLeakedDescriptors: SuiteTrait, TestScoping {
+    var isRecursive: Bool { false }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let before = openKernelObjects()
+        try await function()
+        let leaked = openKernelObjects().subtracting(before)
+        #expect(leaked.isEmpty, "suite \(test.name) left descriptors open: \(leaked.sorted())")
+    }
+}
+
+extension Trait where Self == NoLeakedDescriptors {
+    /// Checks that a suite closes every socket, epoll and eventfd descriptor it opens.
+    static var noLeakedDescriptors: Self { NoLeakedDescriptors() }
+}
 
 // MARK: Descriptor accounting
 

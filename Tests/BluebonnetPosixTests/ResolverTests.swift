@@ -5,7 +5,7 @@ import Testing
 extension PosixTests {
     /// Only loopback names and numeric hosts: this machine (and CI) has no network beyond loopback,
     /// so no public name is ever looked up.
-    @Suite struct ResolverTests {
+    @Suite(.noLeakedDescriptors) struct ResolverTests {
         @Test func localhostResolvesToLoopbackAddresses() async throws {
             let addresses = try await Resolver().resolve(host: "localhost", port: 8080)
             #expect(!addresses.isEmpty)

@@ -5,7 +5,7 @@ import Testing
 
 extension PosixTests {
     /// Sockets on real loopback connections, driven without an event loop (waiting with `poll`).
-    @Suite struct SocketTests {
+    @Suite(.noLeakedDescriptors) struct SocketTests {
         @Test(arguments: loopbackFamilies)
         func connectsAcceptsAndEchoes(family: SocketAddress.Family) async throws {
             try await expectNoLeakedDescriptors {

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 extension PosixTests {
-    @Suite struct SyscallTests {
+    @Suite(.noLeakedDescriptors) struct SyscallTests {
         @Test func ioErrorDescribesTheCallAndTheSystemText() {
             let error = IOError(errno: ECONNREFUSED, function: "connect")
             #expect(error.function == "connect")
