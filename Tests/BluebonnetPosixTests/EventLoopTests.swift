@@ -430,3 +430,25 @@ extension PosixTests {
         }
     }
 }
+
+extension PosixTests.EventLoopTests {
+    @Test func loopThreadsAreNamed() async throws {
+        let loop = try EventLoop()
+        let name = try await loop.submit { () -> String in
+            guard let file = fopen("/proc/thread-self/comm", "r") else { return "" }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 32)
+            guard fgets(&line, 32, file) != nil else { return "" }
+            let bytes = line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            return String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n")
+        }
+        #expect(name.hasPrefix("bb-loop-"))
+        await loop.shutdownGracefully()
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

@@ -67,7 +67,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         shared = Mutex(SharedState())
         confined = LoopState()
         do throws(IOError) {
-            try ThreadSpawner.spawnDetached { [self] in self.run() }
+            try ThreadSpawner.spawnDetached(name: "bb-loop-\(number)") { [self] in self.run() }
         } catch {
             try? Syscall.close(wake)
             try? Syscall.close(epoll)

@@ -67,6 +67,8 @@ public struct Socket: ~Copyable, Sendable {
     ///
     /// `.inProgress` means: register for writability, then call `finishConnect()`.
     /// A refused loopback connection may throw `ECONNREFUSED` here or from `finishConnect()`.
+    /// A Unix-domain listener whose backlog is full makes this throw `EAGAIN` (there is no
+    /// readiness to wait for in that case: retry later or fail).
     public func connect(to address: SocketAddress) throws(IOError) -> ConnectResult {
         try address.withSockAddr { (pointer, length) throws(IOError) -> ConnectResult in
             try Syscall.connect { Glibc.connect(descriptor, pointer, length) }

@@ -27,15 +27,15 @@ final class BlockingPool: Sendable {
 
     /// Queues `work` to run on a pool thread. Throws when a needed first thread cannot be started.
     func submit(_ work: @escaping @Sendable () -> Void) throws(IOError) {
-        let spawn = state.withLock { state -> Bool in
+        let spawn = state.withLock { state -> Int? in
             state.queue.append(work)
-            guard state.idle == 0 && state.threads < maximumThreads else { return false }
+            guard state.idle == 0 && state.threads < maximumThreads else { return nil }
             state.threads += 1
-            return true
+            return state.threads
         }
-        if spawn {
+        if let number = spawn {
             do throws(IOError) {
-                try ThreadSpawner.spawnDetached { [self] in self.serve() }
+                try ThreadSpawner.spawnDetached(name: "bb-blocking-\(number)") { [self] in self.serve() }
             } catch {
                 let alone = state.withLock { state -> Bool in
                     state.threads -= 1

@@ -41,4 +41,8 @@ static inline int cbluebonnet_eventfd(unsigned int initval, int flags) { return 
 // which sets _GNU_SOURCE); addresses are read afterwards with getpeername.
 int cbluebonnet_accept4(int fd, int flags);
 
+// why: pthread_setname_np is a GNU extension that Swift's Glibc module does not declare; names the
+// calling thread (at most 15 bytes) so loops and resolver threads show up in debuggers and `top -H`.
+int cbluebonnet_set_thread_name(const char *name);
+
 #endif
