@@ -84,8 +84,16 @@ let ipv6LoopbackAvailable: Bool = {
     return (try? socket.bind(to: .loopbackIPv6())) != nil
 }()
 
-/// The families to test over: IPv4 always, IPv6 when `::1` can be bound.
-let loopbackFamilies: [SocketAddress.Family] = ipv6LoopbackAvailable ? [.inet, .inet6] : [.inet]
+/// The families the loopback tests run over; see `requireLoopback(_:)` for IPv6.
+let loopbackFamilies: [SocketAddress.Family] = [.inet, .inet6]
+
+/// Cancels (skips, with the reason recorded in the results) an IPv6 test case when `::1` cannot be
+/// bound on this machine; IPv4 loopback is always required.
+func requireLoopback(_ family: SocketAddress.Family, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    if family == .inet6 && !ipv6LoopbackAvailable {
+        try Test.cancel("skipped: ::1 cannot be bound on this machine (no IPv6 loopback)", sourceLocation: sourceLocation)
+    }
+}
 
 /// Waits (with `poll(2)`, up to 10 s) until `socket` has `events`; records an issue on timeout.
 /// Used by the socket tests that run without an event loop: waiting for readiness is the event
