@@ -400,6 +400,32 @@ extension PosixTests {
             }
         }
 
+        @Test func submitsRacingShutdownEitherRunOrThrowNeverHang() async throws {
+            for _ in 0..<20 {
+                let loop = try EventLoop()
+                let outcomes = await withTaskGroup(of: Bool.self, returning: [Bool].self) { group in
+                    for _ in 0..<50 {
+                        group.addTask {
+                            do throws(IOError) {
+                                try await loop.submit {}
+                                return true
+                            } catch {
+                                #expect(error.errno == ESHUTDOWN)
+                                return false
+                            }
+                        }
+                    }
+                    group.addTask {
+                        await loop.shutdownGracefully()
+                        return true
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(outcomes.count == 51)
+                #expect(loop.isShutDown)
+            }
+        }
+
         @Test func shutdownFromTheLoopThreadCompletes() async throws {
             try await expectNoLeakedDescriptors {
                 let loop = try EventLoop()

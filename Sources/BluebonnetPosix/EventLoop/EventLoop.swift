@@ -114,7 +114,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     private func enqueue(_ work: @escaping @Sendable () -> Void) -> Bool {
         let onLoop = inEventLoop
         let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
-            guard state.lifecycle != .stopped else { return (false, false) }
+            guard state.lifecycle.acceptsWork else { return (false, false) }
             state.tasks.append(work)
             // The loop looks at the queue before it blocks, so its own thread need not wake it.
             if onLoop || state.wakeupPending { return (true, false) }
@@ -136,7 +136,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     public func scheduleTask(deadline: Deadline, _ work: @escaping @Sendable () -> Void) -> Scheduled {
         let onLoop = inEventLoop
         let (id, wake) = shared.withLock { state -> (UInt64, Bool) in
-            guard state.lifecycle != .stopped else { return (0, false) }
+            guard state.lifecycle.acceptsWork else { return (0, false) }
             let (id, isEarliest) = state.timers.insert(deadline: deadline.instant, work)
             if onLoop || !isEarliest || state.wakeupPending { return (id, false) }
             state.wakeupPending = true
@@ -276,7 +276,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             switch state.lifecycle {
             case .stopped:
                 return (true, false)
-            case .shuttingDown:
+            case .shuttingDown, .closing:
                 state.completions.append(completion)
                 return (false, false)
             case .running:
@@ -353,7 +353,10 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             let stopping = shared.withLock { shared -> Bool in
                 swap(&shared.tasks, &running)
                 shared.wakeupPending = false
-                return shared.lifecycle == .shuttingDown && running.isEmpty
+                guard shared.lifecycle == .shuttingDown && running.isEmpty else { return false }
+                // From here on no task is accepted, so none can be queued and then dropped.
+                shared.lifecycle = .closing
+                return true
             }
             if stopping { break }
             for task in running { task() }
@@ -370,17 +373,20 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     private func finish() {
-        let completions = shared.withLock { shared -> [@Sendable () -> Void] in
-            shared.lifecycle = .stopped
-            shared.timers.removeAll()
-            shared.tasks.removeAll()
-            defer { shared.completions.removeAll() }
-            return shared.completions
-        }
+        // Handlers may own sockets: dropping them here (on the loop thread) may close those.
         confined.registrations.removeAll()
         confined.descriptors.removeAll()
         try? Syscall.close(wakeDescriptor)
         try? Syscall.close(epollDescriptor)
+        let (completions, timers) = shared.withLock { shared -> ([@Sendable () -> Void], TimerQueue) in
+            shared.lifecycle = .stopped
+            defer {
+                shared.completions.removeAll()
+                shared.timers = TimerQueue()
+            }
+            return (shared.completions, shared.timers)
+        }
+        _ = consume timers  // dropped outside the lock: releasing captures may run deinits
         threadID.store(0, ordering: .releasing)
         for completion in completions { completion() }
     }
@@ -400,7 +406,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 extension EventLoop {
     /// What the loop shares with other threads, under `shared`'s mutex.
     struct SharedState {
-        enum Lifecycle { case running, shuttingDown, stopped }
+        /// `running` → `shuttingDown` (asked to stop; queued tasks still run, new ones accepted) →
+        /// `closing` (queue empty; nothing accepted any more; descriptors being closed) → `stopped`.
+        enum Lifecycle {
+            case running, shuttingDown, closing, stopped
+
+            var acceptsWork: Bool { self == .running || self == .shuttingDown }
+        }
 
         var tasks: [@Sendable () -> Void] = []
         var timers = TimerQueue()
