@@ -29,6 +29,7 @@ let package = Package(
             name: "CBluebonnetOpenSSLShims",
             dependencies: ["CBluebonnetOpenSSL"]
         ),
+        .target(name: "CBluebonnetLinux"),
 
         // MARK: Swift layers
 
@@ -41,6 +42,7 @@ let package = Package(
             name: "BluebonnetCompression",
             dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
         ),
+        .target(name: "BluebonnetPosix", dependencies: ["BluebonnetCore", "CBluebonnetLinux"]),
         .target(
             name: "BluebonnetTLS",
             dependencies: ["BluebonnetCore", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"]
@@ -67,6 +69,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetTLSTests",
             dependencies: ["BluebonnetTLS", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetPosixTests",
+            dependencies: ["BluebonnetPosix", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
