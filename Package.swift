@@ -33,6 +33,10 @@ let package = Package(
             dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
         ),
         .target(
+            name: "BluebonnetTransport",
+            dependencies: ["BluebonnetCore"]
+        ),
+        .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
         ),
@@ -50,6 +54,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetCompressionTests",
             dependencies: ["BluebonnetCompression", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetTransportTests",
+            dependencies: ["BluebonnetTransport", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
