@@ -70,8 +70,14 @@ struct PoolModel {
 
     let configuration: PoolStateMachine.Configuration
     private(set) var now: ContinuousClock.Instant
+    /// Connections that are not closed.
     private(set) var connections: [CID: Connection] = [:]
+    /// Closed connections (kept for races and for "action on a closed connection" checks).
+    private(set) var closed: [CID] = []
+    /// Waiting requests, plus those that finished in the current event.
     private(set) var requests: [RID: Request] = [:]
+    /// Requests that finished, in order.
+    private(set) var finished: [RID] = []
     private(set) var timer: Deadline?
     private(set) var shutdownRequested = false
     private(set) var shutdownComplete = false
@@ -97,9 +103,7 @@ struct PoolModel {
     var connecting: [CID] { ids { $0.state == .connecting } }
     var idle: [CID] { ids { if case .idle = $0.state { true } else { false } } }
     var leased: [CID] { ids { if case .leased = $0.state { true } else { false } } }
-    var closed: [CID] { ids { $0.state == .closed } }
     var waiting: [RID] { requests.filter { $0.value.state == .waiting }.keys.sorted() }
-    var finished: [RID] { requests.filter { $0.value.state != .waiting }.keys.sorted() }
 
     mutating func newRequestID() -> RID {
         nextRequest += 1
@@ -121,7 +125,7 @@ struct PoolModel {
         let actions: PoolStateMachine.Actions
         switch event {
         case .leaseRequested(let id, let key, let deadline):
-            try require(requests[id] == nil, "request \(id) reused")
+            try require(requests[id] == nil && !finished.contains(id), "request \(id) reused")
             waitingBefore = waitingCount(key)
             requests[id] = Request(key: key, deadline: deadline)
             actions = machine.leaseRequested(id: id, key: key, deadline: deadline, now: now)
@@ -139,7 +143,7 @@ struct PoolModel {
             connections[id]!.state = .ready
             actions = machine.connectionReleased(connectionID: id, reusable: reusable, now: now)
         case .closedByPeer(let id):
-            if case .leased = connections[id]!.state { connections[id]!.peerClosed = true }
+            if let connection = connections[id], case .leased = connection.state { connections[id]!.peerClosed = true }
             actions = machine.connectionClosedByPeer(connectionID: id)
         case .cancelled(let id):
             actions = machine.leaseCancelled(id: id)
@@ -157,6 +161,14 @@ struct PoolModel {
         }
         try checkEventOutcome(actions)
         try checkInvariants(machine)
+        for (id, connection) in connections where connection.state == .closed {
+            connections[id] = nil
+            closed.append(id)
+        }
+        for (id, request) in requests where request.state != .waiting {
+            requests[id] = nil
+            finished.append(id)
+        }
         return actions
     }
 
@@ -165,7 +177,7 @@ struct PoolModel {
     private mutating func apply(_ action: PoolStateMachine.Action) throws {
         switch action {
         case .createConnection(let id, let key):
-            try require(connections[id] == nil, "\(id) created twice")
+            try require(connections[id] == nil && !closed.contains(id), "\(id) created twice")
             try require(!shutdownRequested, "connection created during shutdown")
             connections[id] = Connection(key: key)
             try require(liveCount(key) <= configuration.maximumConnectionsPerKey, "per-key limit exceeded for \(key.host)")
@@ -174,7 +186,7 @@ struct PoolModel {
             if let index = evictedKeys.firstIndex(where: { $0 != key }) { evictedKeys.remove(at: index) }
 
         case .lease(let id, let requestID):
-            guard let connection = connections[id] else { throw Violation(description: "lease of unknown \(id)") }
+            guard let connection = connections[id], connection.state != .closed else { throw Violation(description: "lease of unknown or closed \(id)") }
             guard let request = requests[requestID], request.state == .waiting else {
                 throw Violation(description: "lease to \(requestID), which is not waiting (granted twice?)")
             }
@@ -242,7 +254,7 @@ struct PoolModel {
             requests[requestID]!.state = .failed(error.kind)
 
         case .closeConnection(let id):
-            guard let connection = connections[id] else { throw Violation(description: "close of unknown \(id)") }
+            guard let connection = connections[id], connection.state != .closed else { throw Violation(description: "close of unknown or closed \(id)") }
             if !shutdownRequested && !closeIsJustified(id, connection) {
                 // The only other reason: eviction for another key's waiter at the total limit.
                 try require(liveCount(nil) == configuration.maximumConnections, "\(id) evicted below the total limit")
@@ -302,9 +314,17 @@ struct PoolModel {
                 try require(connectFailures == 1, "failure of \(id) failed no waiter although the rest cannot serve the queue")
             }
         case .cancelled(let id):
-            try require(requests[id]!.state != .waiting, "cancelled \(id) still waits")
+            if let request = requests[id] {
+                try require(request.state != .waiting, "cancelled \(id) still waits")
+            } else {
+                try require(actions.isEmpty, "cancel of finished \(id) acted")
+            }
         case .closedByPeer(let id):
-            if case .leased = connections[id]!.state {
+            guard let connection = connections[id] else {
+                try require(actions.isEmpty, "closedByPeer of closed \(id) acted")
+                return
+            }
+            if case .leased = connection.state {
                 try require(actions.isEmpty, "closedByPeer of a leased connection acted")
             } else {
                 try require(connections[id]!.state == .closed, "\(id), closed by the peer, still open")
