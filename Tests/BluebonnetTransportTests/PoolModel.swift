@@ -83,6 +83,11 @@ struct PoolModel {
     private(set) var shutdownComplete = false
     /// Keys that may be backing off (set on a failure that failed no waiter), with the failure time.
     private var backoffSince: [PoolKey: ContinuousClock.Instant] = [:]
+    /// The last failure of each key that failed no waiter, until an establishment for the key: no
+    /// attempt may start within the initial backoff after it.
+    private var lastUnchargedFailure: [PoolKey: ContinuousClock.Instant] = [:]
+    /// How often interesting things happened, to show the driver reaches them.
+    private(set) var coverage: [String: Int] = [:]
     private var nextRequest: UInt64 = 0
 
     // Per-event bookkeeping.
@@ -130,6 +135,7 @@ struct PoolModel {
             requests[id] = Request(key: key, deadline: deadline)
             actions = machine.leaseRequested(id: id, key: key, deadline: deadline, now: now)
         case .established(let id):
+            lastUnchargedFailure[connections[id]!.key] = nil
             connections[id]!.state = .ready
             connections[id]!.establishedAt = now
             actions = machine.connectionEstablished(connectionID: id, now: now)
@@ -155,6 +161,7 @@ struct PoolModel {
             actions = machine.shutdownRequested()
         }
         for action in actions { try apply(action) }
+        coverage["event \(String(describing: event).prefix { $0 != "(" })", default: 0] += 1
         try require(evictedKeys.isEmpty, "closed idle connections of \(evictedKeys.map(\.host)) with no attempt for another key")
         for (id, connection) in connections where connection.state == .ready {
             connections[id]!.state = .idle(since: now)
@@ -183,7 +190,17 @@ struct PoolModel {
             try require(liveCount(key) <= configuration.maximumConnectionsPerKey, "per-key limit exceeded for \(key.host)")
             try require(liveCount(nil) <= configuration.maximumConnections, "total limit exceeded")
             try require(connectingCount(key) <= waitingCount(key), "attempt for \(key.host) without a waiter for it")
-            if let index = evictedKeys.firstIndex(where: { $0 != key }) { evictedKeys.remove(at: index) }
+            if let index = evictedKeys.firstIndex(where: { $0 != key }) {
+                evictedKeys.remove(at: index)
+                coverage["eviction", default: 0] += 1
+            }
+            if let failure = lastUnchargedFailure[key] {
+                try require(
+                    now >= failure.advanced(by: configuration.initialConnectBackoff),
+                    "attempt for \(key.host) within the backoff after the failure at \(milliseconds(failure))"
+                )
+                coverage["attempt after backoff", default: 0] += 1
+            }
 
         case .lease(let id, let requestID):
             guard let connection = connections[id], connection.state != .closed else { throw Violation(description: "lease of unknown or closed \(id)") }
@@ -197,8 +214,13 @@ struct PoolModel {
             if case .leaseRequested(let eventRequest, _, _) = event { isNewRequest = eventRequest == requestID }
             switch connection.state {
             case .ready:
-                break
+                if case .established = event {
+                    coverage["lease of new connection", default: 0] += 1
+                } else {
+                    coverage["lease of released connection", default: 0] += 1
+                }
             case .idle(let since):
+                coverage["lease of idle connection", default: 0] += 1
                 try require(isNewRequest, "idle \(id) leased outside leaseRequested")
                 try require(!idleExpired(connection, since: since), "expired idle \(id) leased")
                 for other in idle where other != id {
@@ -252,6 +274,7 @@ struct PoolModel {
                 throw Violation(description: "unexpected error \(error)")
             }
             requests[requestID]!.state = .failed(error.kind)
+            coverage["fail \(error.kind)", default: 0] += 1
 
         case .closeConnection(let id):
             guard let connection = connections[id], connection.state != .closed else { throw Violation(description: "close of unknown or closed \(id)") }
@@ -266,6 +289,8 @@ struct PoolModel {
                     }
                 }
                 evictedKeys.append(connection.key)
+            } else {
+                coverage[shutdownRequested ? "close for shutdown" : "close (justified)", default: 0] += 1
             }
             switch connection.state {
             case .ready, .idle: break
@@ -274,6 +299,7 @@ struct PoolModel {
             connections[id]!.state = .closed
 
         case .scheduleTimer(let deadline):
+            coverage["scheduleTimer", default: 0] += 1
             try require(deadline.instant > now, "timer scheduled in the past")
             timer = deadline
 
@@ -282,6 +308,7 @@ struct PoolModel {
 
         case .shutdownComplete:
             try require(shutdownRequested && !shutdownComplete, "shutdownComplete without shutdown or twice")
+            coverage["shutdownComplete", default: 0] += 1
             shutdownComplete = true
         }
     }
@@ -362,7 +389,11 @@ struct PoolModel {
         switch event {
         case .failed(let id):
             let key = connections[id]!.key
-            if connectFailures == 0 && waitingCount(key) > 0 { backoffSince[key] = now }
+            if connectFailures == 0 && waitingCount(key) > 0 {
+                backoffSince[key] = now
+                lastUnchargedFailure[key] = now
+                coverage["uncharged failure", default: 0] += 1
+            }
         case .established(let id):
             backoffSince[connections[id]!.key] = nil
         case .timerFired:
@@ -435,4 +466,12 @@ struct PoolModel {
 /// `instant` as milliseconds after the test origin, for logs.
 func milliseconds(_ instant: ContinuousClock.Instant) -> String {
     "\(origin.duration(to: instant) / .milliseconds(1))ms"
+}
+
+/// `actions` for logs, with timer deadlines relative to the test origin.
+func describe(_ actions: PoolStateMachine.Actions) -> String {
+    "[" + actions.map { action in
+        if case .scheduleTimer(let deadline) = action { return "scheduleTimer(\(milliseconds(deadline.instant)))" }
+        return action.description
+    }.joined(separator: ", ") + "]"
 }
