@@ -144,6 +144,12 @@ struct PoolModel {
             connections[id]!.state = .closed
             waitingBefore = waitingCount(key)
             liveOthersAfterFailure = liveCount(key)
+            if !shutdownRequested && waitingBefore > 0 && waitingBefore <= liveOthersAfterFailure {
+                // A failure no waiter pays for: the key backs off.
+                backoffSince[key] = now
+                lastUnchargedFailure[key] = now
+                coverage["uncharged failure", default: 0] += 1
+            }
             actions = machine.connectionFailed(connectionID: id, error: ConnectError(), now: now)
         case .released(let id, let reusable):
             connections[id]!.state = .ready
@@ -186,6 +192,15 @@ struct PoolModel {
         case .createConnection(let id, let key):
             try require(connections[id] == nil && !closed.contains(id), "\(id) created twice")
             try require(!shutdownRequested, "connection created during shutdown")
+            // Fairness across keys: no other key that could start an attempt has an older unserved waiter.
+            if let mine = firstUnservedWaiter(key) {
+                for other in Set(requests.values.filter { $0.state == .waiting }.map(\.key)) where other != key {
+                    guard backoffSince[other] == nil, liveCount(other) < configuration.maximumConnectionsPerKey,
+                        let theirs = firstUnservedWaiter(other)
+                    else { continue }
+                    try require(mine < theirs, "attempt for \(key.host) (waiter \(mine)) before \(other.host) (older waiter \(theirs))")
+                }
+            }
             connections[id] = Connection(key: key)
             try require(liveCount(key) <= configuration.maximumConnectionsPerKey, "per-key limit exceeded for \(key.host)")
             try require(liveCount(nil) <= configuration.maximumConnections, "total limit exceeded")
@@ -387,13 +402,6 @@ struct PoolModel {
         }
         // Backoff bookkeeping (an over-approximation of the machine's).
         switch event {
-        case .failed(let id):
-            let key = connections[id]!.key
-            if connectFailures == 0 && waitingCount(key) > 0 {
-                backoffSince[key] = now
-                lastUnchargedFailure[key] = now
-                coverage["uncharged failure", default: 0] += 1
-            }
         case .established(let id):
             backoffSince[connections[id]!.key] = nil
         case .timerFired:
@@ -439,6 +447,13 @@ struct PoolModel {
 
     func connectingCount(_ key: PoolKey) -> Int {
         connections.values.count { $0.state == .connecting && $0.key == key }
+    }
+
+    /// The oldest waiter of `key` that no connecting attempt is earmarked for.
+    func firstUnservedWaiter(_ key: PoolKey) -> RID? {
+        let queue = waiting.filter { requests[$0]!.key == key }
+        let connecting = connectingCount(key)
+        return queue.count > connecting ? queue[connecting] : nil
     }
 
     func waitingCount(_ key: PoolKey) -> Int {
