@@ -20,6 +20,20 @@ struct PoolModel {
         case timerFired
         case shutdown
 
+        /// The event's kind, for coverage counts.
+        var name: String {
+            switch self {
+            case .leaseRequested: "event leaseRequested"
+            case .established: "event established"
+            case .failed: "event failed"
+            case .released: "event released"
+            case .closedByPeer: "event closedByPeer"
+            case .cancelled: "event cancelled"
+            case .timerFired: "event timerFired"
+            case .shutdown: "event shutdown"
+            }
+        }
+
         var description: String {
             switch self {
             case .leaseRequested(let id, let key, let deadline):
@@ -104,11 +118,19 @@ struct PoolModel {
 
     // MARK: Queries the driver uses
 
-    func ids(_ matches: (Connection) -> Bool) -> [CID] { connections.filter { matches($0.value) }.keys.sorted() }
+    func ids(_ matches: (Connection) -> Bool) -> [CID] {
+        var result: [CID] = []
+        for (id, connection) in connections where matches(connection) { result.append(id) }
+        return result.sorted()
+    }
     var connecting: [CID] { ids { $0.state == .connecting } }
     var idle: [CID] { ids { if case .idle = $0.state { true } else { false } } }
     var leased: [CID] { ids { if case .leased = $0.state { true } else { false } } }
-    var waiting: [RID] { requests.filter { $0.value.state == .waiting }.keys.sorted() }
+    var waiting: [RID] {
+        var result: [RID] = []
+        for (id, request) in requests where request.state == .waiting { result.append(id) }
+        return result.sorted()
+    }
 
     mutating func newRequestID() -> RID {
         nextRequest += 1
@@ -167,7 +189,7 @@ struct PoolModel {
             actions = machine.shutdownRequested()
         }
         for action in actions { try apply(action) }
-        coverage["event \(String(describing: event).prefix { $0 != "(" })", default: 0] += 1
+        coverage[event.name, default: 0] += 1
         try require(evictedKeys.isEmpty, "closed idle connections of \(evictedKeys.map(\.host)) with no attempt for another key")
         for (id, connection) in connections where connection.state == .ready {
             connections[id]!.state = .idle(since: now)
@@ -390,6 +412,8 @@ struct PoolModel {
     }
 
     private mutating func checkInvariants(_ machine: PoolStateMachine) throws {
+        let waiting = self.waiting
+        let idle = self.idle
         try require(machine.connectionCount == liveCount(nil), "machine counts \(machine.connectionCount) connections, model \(liveCount(nil))")
         try require(machine.waitingRequestCount == waiting.count, "machine counts \(machine.waitingRequestCount) waiters, model \(waiting.count)")
         try require(machine.idleConnectionCount == idle.count, "machine counts \(machine.idleConnectionCount) idle, model \(idle.count)")
@@ -410,7 +434,7 @@ struct PoolModel {
             break
         }
         let anyIdle = !idle.isEmpty
-        for key in Set(requests.values.filter { $0.state == .waiting }.map(\.key)) {
+        for key in Set(waiting.map { requests[$0]!.key }) {
             try require(!idle.contains { connections[$0]!.key == key }, "idle connection of \(key.host) while it has waiters")
             // Liveness: unserved waiters get an attempt unless a limit or a backoff stops it.
             if waitingCount(key) > connectingCount(key) {

@@ -65,16 +65,20 @@ import Testing
         var model = PoolModel(configuration: configuration, now: origin)
         defer { finalModel = model }
         let keyCount = Int.random(in: 1...3, using: &generator)
-        var log: [String] = ["configuration: \(configuration)"]
+        // Formatted only on failure: building strings for every event would dominate the run time.
+        var log: [(now: ContinuousClock.Instant, event: PoolModel.Event, actions: PoolStateMachine.Actions)] = []
+        func report(_ problem: String) -> String {
+            let lines = log.map { "\(milliseconds($0.now)) \($0.event) -> \(describe($0.actions))" }
+            return (["seed \(seed): \(problem)", "configuration: \(configuration)"] + lines).joined(separator: "\n")
+        }
 
         func step(_ event: PoolModel.Event) -> String? {
             do {
                 let actions = try model.run(event, on: &machine)
-                log.append("\(milliseconds(model.now)) \(event) -> \(describe(actions))")
+                log.append((model.now, event, actions))
                 return nil
             } catch {
-                log.append("\(milliseconds(model.now)) \(event) -> VIOLATION: \(error)")
-                return "seed \(seed): \(error)\n" + log.joined(separator: "\n")
+                return report("\(error)") + "\n\(milliseconds(model.now)) \(event) -> VIOLATION: \(error)"
             }
         }
 
@@ -98,8 +102,8 @@ import Testing
             }
             if let report = step(event) { return report }
         }
-        if !model.shutdownComplete { return "seed \(seed): shutdown never completed\n" + log.joined(separator: "\n") }
-        if !model.waiting.isEmpty { return "seed \(seed): requests \(model.waiting) never finished\n" + log.joined(separator: "\n") }
+        if !model.shutdownComplete { return report("shutdown never completed") }
+        if !model.waiting.isEmpty { return report("requests \(model.waiting) never finished") }
         return nil
     }
 
