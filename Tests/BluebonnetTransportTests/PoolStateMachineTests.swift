@@ -3,6 +3,18 @@ import BluebonnetTransport
 import Testing
 
 @Suite struct PoolStateMachineTests {
+    @Test func defaultsAre8PerKey64InAll512WaitersAndAMinuteIdle() {
+        let configuration = PoolStateMachine.Configuration()
+        #expect(configuration.maximumConnectionsPerKey == 8)
+        #expect(configuration.maximumConnections == 64)
+        #expect(configuration.maximumWaitersPerKey == 512)
+        #expect(configuration.idleTimeout == .seconds(60))
+        #expect(configuration.maximumLifetime == nil)
+        #expect(configuration.maximumUsesPerConnection == nil)
+        #expect(configuration.initialConnectBackoff == .milliseconds(100))
+        #expect(configuration.maximumConnectBackoff == .seconds(5))
+    }
+
     // MARK: Leasing and reuse
 
     @Test func firstLeaseCreatesAConnectionAndEstablishmentLeasesIt() {

@@ -31,7 +31,8 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     ///
     /// Use a value that changes whenever the configuration would make a connection behave
     /// differently (for example an object identifier of an immutable TLS configuration, or a
-    /// digest of its settings).
+    /// digest of its settings). Equality is `AnyHashable`'s: values of different types are
+    /// unequal, except that numbers compare by value (`Identity(1) == Identity(Int64(1))`).
     public struct Identity: Hashable, Sendable, CustomStringConvertible {
         private let base: any Hashable & Sendable
 
