@@ -48,6 +48,10 @@ let package = Package(
             dependencies: ["BluebonnetCore", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"]
         ),
         .target(
+            name: "BluebonnetTransport",
+            dependencies: ["BluebonnetCore"]
+        ),
+        .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
         ),
@@ -73,6 +77,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetPosixTests",
             dependencies: ["BluebonnetPosix", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetTransportTests",
+            dependencies: ["BluebonnetTransport", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
