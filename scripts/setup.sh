@@ -14,7 +14,7 @@ APT_PACKAGES=(
   zlib1g-dev      # CBluebonnetZlib
   python3         # fixture, fault and replay servers
   python3-venv    # the httpbin virtual environment
-  nginx-light     # integration tests: static files, keep-alive, gzip, chunked, TLS
+  nginx           # integration tests: static files, keep-alive, gzip, chunked, TLS (nginx-light is a transitional alias in Debian 12)
   openssl         # integration tests: openssl s_server
 )
 
@@ -42,9 +42,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
   if [ -n "$made_policy" ]; then $SUDO rm -f "$policy"; fi
 fi
 
-# The system nginx service stays off (tests run their own nginx on OS-picked loopback ports).
-if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
-  $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+# The system nginx service stays off, now and at boot (tests run their own nginx on OS-picked
+# loopback ports). systemctl and update-rc.d also work when systemd is not running.
+if command -v systemctl >/dev/null; then
+  if [ -d /run/systemd/system ]; then
+    $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+  else
+    $SUDO systemctl disable nginx >/dev/null 2>&1 || true
+  fi
+fi
+if command -v update-rc.d >/dev/null && [ -e /etc/init.d/nginx ]; then
+  $SUDO update-rc.d nginx disable >/dev/null 2>&1 || true
 fi
 if [ -s /run/nginx.pid ]; then
   pid=$(cat /run/nginx.pid)

@@ -27,11 +27,11 @@ import Synchronization
 /// nginx. Another process may take the port in between (a tiny race): nginx then exits with
 /// "Address already in use" and `start` tries again with fresh ports, up to 5 times.
 ///
-/// `stop()` sends SIGTERM (gunicorn: SIGINT, its quick shutdown) to the PID, waits up to `stopTimeout` (5 s) for it to exit, then
-/// SIGKILLs the PID; reaps it; SIGKILLs whatever is left in its process group (nginx workers
-/// outlive a killed master, gunicorn leaves a killed worker to init) and waits, bounded, until
-/// the group is gone; then removes the temporary folder. It is idempotent and also runs from `deinit` as a
-/// safety net; `withTestServer` stops the server when its body returns or throws.
+/// `stop()` sends SIGTERM (gunicorn: SIGINT, its quick shutdown) to the PID, waits up to
+/// `stopTimeout` (5 s) for it to exit, then SIGKILLs the PID; reaps it; SIGKILLs whatever is left
+/// in its process group (nginx workers outlive a killed master) and waits, bounded, until the
+/// group is gone; then removes the temporary folder. It is idempotent and also runs from `deinit`
+/// as a safety net; `withTestServer` stops the server when its body returns or throws.
 ///
 /// A missing program throws a `TestServer.Failure` saying to run `scripts/setup.sh`.
 public final class TestServer: Sendable {
@@ -184,7 +184,7 @@ public final class TestServer: Sendable {
     }
 
     private static func startNginx(tls: Bool, in directory: URL, deadline: ContinuousClock.Instant) throws -> TestServer {
-        let nginx = try program("nginx", setupHint: "installs nginx-light", extraDirectories: ["/usr/sbin", "/usr/local/sbin", "/sbin"])
+        let nginx = try program("nginx", setupHint: "installs nginx", extraDirectories: ["/usr/sbin", "/usr/local/sbin", "/sbin"])
         let python = try program("python3", setupHint: "installs python3")
         let prepare = try FixturePaths.fixture("servers/nginx/prepare.py")
         var certificate: (chain: String, key: String)?
