@@ -86,6 +86,10 @@ let package = Package(
             name: "BluebonnetArchitectureTests",
             dependencies: ["BluebonnetTestSupport"]
         ),
+        .testTarget(
+            name: "BluebonnetIntegrationTests",
+            dependencies: ["BluebonnetTestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
