@@ -20,6 +20,16 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CBluebonnetOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "CBluebonnetOpenSSLShims",
+            dependencies: ["CBluebonnetOpenSSL"]
+        ),
+        .target(name: "CBluebonnetLinux"),
 
         // MARK: Swift layers
 
@@ -31,6 +41,15 @@ let package = Package(
         .target(
             name: "BluebonnetCompression",
             dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
+        ),
+        .target(name: "BluebonnetPosix", dependencies: ["BluebonnetCore", "CBluebonnetLinux"]),
+        .target(
+            name: "BluebonnetTLS",
+            dependencies: ["BluebonnetCore", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"]
+        ),
+        .target(
+            name: "BluebonnetTransport",
+            dependencies: ["BluebonnetCore"]
         ),
         .target(
             name: "BluebonnetTestSupport",
@@ -46,6 +65,22 @@ let package = Package(
         .testTarget(
             name: "BluebonnetHTTP1Tests",
             dependencies: ["BluebonnetHTTP1", "BluebonnetCore", "BluebonnetCompression", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetCompressionTests",
+            dependencies: ["BluebonnetCompression", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetTLSTests",
+            dependencies: ["BluebonnetTLS", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetPosixTests",
+            dependencies: ["BluebonnetPosix", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetTransportTests",
+            dependencies: ["BluebonnetTransport", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",

@@ -6,6 +6,7 @@ set -euo pipefail
 APT_PACKAGES=(
   pkg-config
   libssl-dev      # CBluebonnetOpenSSL (system OpenSSL 3)
+  openssl         # `openssl` CLI: Fixtures/certs/make-certs.sh and the s_server tests
   zlib1g-dev      # CBluebonnetZlib
   python3         # fixture and replay servers
 )

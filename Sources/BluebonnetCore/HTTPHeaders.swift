@@ -26,7 +26,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, Expressible
     @usableFromInline internal var fields: [HTTPHeader]
 
     /// An empty list.
-    public init() { fields = [] }
+    @inlinable public init() { fields = [] }
 
     /// The fields in order.
     public init(_ headers: [HTTPHeader]) { fields = headers }
@@ -115,10 +115,10 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, Expressible
     public typealias Element = HTTPHeader
     public typealias Index = Int
     public typealias Iterator = IndexingIterator<HTTPHeaders>
-    public var startIndex: Int { fields.startIndex }
-    public var endIndex: Int { fields.endIndex }
-    public subscript(position: Int) -> HTTPHeader { fields[position] }
-    public func index(after i: Int) -> Int { fields.index(after: i) }
+    @inlinable public var startIndex: Int { fields.startIndex }
+    @inlinable public var endIndex: Int { fields.endIndex }
+    @inlinable public subscript(position: Int) -> HTTPHeader { fields[position] }
+    @inlinable public func index(after i: Int) -> Int { fields.index(after: i) }
 
     public var description: String { fields.map(\.description).joined(separator: "\n") }
 }

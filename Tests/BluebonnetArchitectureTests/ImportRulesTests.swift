@@ -19,7 +19,7 @@ import Testing
             ["BluebonnetCore", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"],
             ["CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"]
         ),
-        "BluebonnetPosix": (["BluebonnetCore", "Glibc"], []),
+        "BluebonnetPosix": (["BluebonnetCore", "Glibc", "CBluebonnetLinux"], ["CBluebonnetLinux"]),
         "BluebonnetTransport": (["BluebonnetCore", "BluebonnetPosix", "BluebonnetTLS"], []),
         "Bluebonnet": (
             [
@@ -34,7 +34,7 @@ import Testing
 
     /// Targets that may import anything (test helpers) or are C (no Swift imports to check).
     static let unchecked: Set<String> = [
-        "BluebonnetTestSupport", "CBluebonnetZlib", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims",
+        "BluebonnetTestSupport", "CBluebonnetZlib", "CBluebonnetLinux", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims",
     ]
 
     struct Import: CustomStringConvertible {

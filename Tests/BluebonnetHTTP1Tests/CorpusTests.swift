@@ -61,6 +61,29 @@ import Testing
         }
     }
 
+    /// One line per level: expected outcome / also-acceptable outcome / different (printed for the
+    /// closing notes; the per-case test above is the gate).
+    @Test func scoreboard() throws {
+        let corpus = try Self.corpus.get()
+        var counts: [String: (pass: Int, acceptable: Int, differ: [String])] = [:]
+        for c in corpus.cases {
+            let outcome = ParserHarness.run([c.raw[...]], methods: [HTTPMethod(rawValue: c.method)], eof: c.closeAfterWrite)
+            var entry = counts[c.level] ?? (0, 0, [])
+            switch ResponseCorpus.judge(c, Self.observe(c, outcome)) {
+            case .pass: entry.pass += 1
+            case .acceptable: entry.acceptable += 1
+            case .fail: entry.differ.append(c.id)
+            }
+            counts[c.level] = entry
+        }
+        for level in ["MUST", "SHOULD", "MAY"] {
+            let e = counts[level] ?? (0, 0, [])
+            print("corpus \(level): \(e.pass) expected, \(e.acceptable) also-acceptable, \(e.differ.count) different \(e.differ)")
+        }
+        #expect(counts["MUST"]?.differ.isEmpty == true)
+        #expect(counts["SHOULD"]?.differ.isEmpty == true)
+    }
+
     @Test func corpusIsPresentAndComplete() throws {
         let corpus = try Self.corpus.get()
         #expect(corpus.cases.count == 164)

@@ -102,39 +102,37 @@ extension BodyFraming.ContentLength {
     @inlinable
     func merging(fieldValue bytes: UnsafeRawBufferPointer) -> Self {
         var result = self
-        var index = 0
         var sawElement = false
-        while index <= bytes.count {
-            // One list element: [OWS] 1*DIGIT [OWS], up to a comma or the end.
-            var end = index
-            while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end &+= 1 }
-            var lo = index
-            var hi = end
-            while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo &+= 1 }
-            while hi > lo && (bytes[hi &- 1] == 0x20 || bytes[hi &- 1] == 0x09) { hi &-= 1 }
-            if lo == hi {
-                // An empty value (not just an empty list element) is invalid.
-                if end == bytes.count && !sawElement { return .invalid }
-            } else {
-                sawElement = true
-                guard hi &- lo <= 19 else { return .invalid }
-                var value: UInt64 = 0
-                for i in lo..<hi {
-                    let digit = bytes[i] &- 0x30
-                    guard digit < 10 else { return .invalid }
-                    value = value &* 10 &+ UInt64(digit)
-                }
-                guard value <= UInt64(Int64.max) else { return .invalid }
-                switch result {
-                case .absent: result = .value(Int(value))
-                case .value(let previous) where previous == Int(value): break
-                case .value: result = .conflicting
-                case .conflicting, .invalid: break
-                }
+        bytes.forEachListElement { element in
+            // [OWS] 1*DIGIT [OWS]; at most 19 digits, below 2^63.
+            sawElement = true
+            guard element.count <= 19 else {
+                result = .invalid
+                return false
             }
-            index = end &+ 1
+            var value: UInt64 = 0
+            for i in element {
+                let digit = bytes[i] &- 0x30
+                guard digit < 10 else {
+                    result = .invalid
+                    return false
+                }
+                value = value &* 10 &+ UInt64(digit)
+            }
+            guard value <= UInt64(Int64.max) else {
+                result = .invalid
+                return false
+            }
+            switch result {
+            case .absent: result = .value(Int(value))
+            case .value(let previous) where previous == Int(value): break
+            case .value: result = .conflicting
+            case .conflicting, .invalid: break
+            }
+            return true
         }
-        return result
+        // An empty value (no element at all) is not a length.
+        return sawElement ? result : .invalid
     }
 }
 
@@ -144,41 +142,32 @@ extension BodyFraming.TransferCodings {
     @inlinable
     func merging(fieldValue bytes: UnsafeRawBufferPointer) -> Self {
         var result = self
-        var index = 0
         var sawCoding = false
-        while index <= bytes.count {
-            var end = index
-            var inQuotes = false
-            while end < bytes.count {
-                let b = bytes[end]
-                if b == UInt8(ascii: "\"") { inQuotes.toggle() }
-                if b == UInt8(ascii: ",") && !inQuotes { break }
-                end &+= 1
+        bytes.forEachListElement(honouringQuotes: true) { element in
+            // The coding name: a token, then optional parameters.
+            var nameEnd = element.lowerBound
+            while nameEnd < element.upperBound && ByteClass.table[Int(bytes[nameEnd])] & ByteClass.token != 0 {
+                nameEnd &+= 1
             }
-            var lo = index
-            var hi = end
-            while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo &+= 1 }
-            while hi > lo && (bytes[hi &- 1] == 0x20 || bytes[hi &- 1] == 0x09) { hi &-= 1 }
-            if lo < hi {
-                // The coding name: a token, then optional parameters.
-                var nameEnd = lo
-                while nameEnd < hi && ByteClass.table[Int(bytes[nameEnd])] & ByteClass.token != 0 { nameEnd &+= 1 }
-                if nameEnd == lo { return .invalid }
-                var rest = nameEnd
-                while rest < hi && (bytes[rest] == 0x20 || bytes[rest] == 0x09) { rest &+= 1 }
-                if rest < hi && bytes[rest] != UInt8(ascii: ";") { return .invalid }
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lo..<nameEnd]), as: UTF8.self)
-                sawCoding = true
-                let isChunked = bytes.equalsCaseInsensitive(lo..<nameEnd, "chunked") && rest == hi
-                switch result {
-                case .absent: result = isChunked ? .chunked : .unsupported(name)
-                case .chunked: result = .unsupported(isChunked ? "chunked, chunked" : "chunked, \(name)")
-                case .unsupported, .invalid: break
-                }
+            var rest = nameEnd
+            while rest < element.upperBound && (bytes[rest] == 0x20 || bytes[rest] == 0x09) { rest &+= 1 }
+            guard nameEnd > element.lowerBound, rest == element.upperBound || bytes[rest] == UInt8(ascii: ";") else {
+                result = .invalid
+                return false
             }
-            index = end &+ 1
+            sawCoding = true
+            let isChunked = bytes.equalsCaseInsensitive(element.lowerBound..<nameEnd, "chunked") && rest == element.upperBound
+            func name() -> String {
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[element.lowerBound..<nameEnd]), as: UTF8.self)
+            }
+            switch result {
+            case .absent: result = isChunked ? .chunked : .unsupported(name())
+            case .chunked: result = .unsupported(isChunked ? "chunked, chunked" : "chunked, \(name())")
+            case .unsupported, .invalid: break
+            }
+            return true
         }
         // A Transfer-Encoding field with no coding at all is not a list of codings.
-        return sawCoding ? result : .invalid
+        return sawCoding || result == .invalid ? result : .invalid
     }
 }

@@ -50,3 +50,29 @@ extension UnsafeRawBufferPointer {
         return true
     }
 }
+
+extension UnsafeRawBufferPointer {
+    /// Calls `body` with the range of each non-empty element of a comma-separated list (RFC 9110
+    /// §5.6.1), OWS trimmed, until `body` returns false. With `honouringQuotes`, commas inside a
+    /// quoted string do not split.
+    @inlinable
+    func forEachListElement(honouringQuotes: Bool = false, _ body: (Range<Int>) -> Bool) {
+        var index = 0
+        while index < count {
+            var end = index
+            var inQuotes = false
+            while end < count {
+                let b = self[end]
+                if honouringQuotes && b == UInt8(ascii: "\"") { inQuotes.toggle() }
+                if b == UInt8(ascii: ",") && !inQuotes { break }
+                end &+= 1
+            }
+            var lo = index
+            var hi = end
+            while lo < hi && (self[lo] == 0x20 || self[lo] == 0x09) { lo &+= 1 }
+            while hi > lo && (self[hi &- 1] == 0x20 || self[hi &- 1] == 0x09) { hi &-= 1 }
+            if lo < hi && !body(lo..<hi) { return }
+            index = end &+ 1
+        }
+    }
+}

@@ -94,7 +94,7 @@ extension ResponseParser {
             return .informational(head)
         }
 
-        let method = pendingMethods.isEmpty ? HTTPMethod.get : pendingMethods.removeFirst()
+        let method = pendingMethods.removeFirst() ?? .get
         let framing: BodyFraming
         do {
             framing = try BodyFraming.forResponse(requestMethod: method, status: status, version: version,
@@ -123,17 +123,10 @@ extension ResponseParser {
 
     /// Looks for the `close` and `keep-alive` options in a Connection value (RFC 9110 §7.6.1).
     static func scanConnectionOptions(_ value: UnsafeRawBufferPointer, close: inout Bool, keepAlive: inout Bool) {
-        var index = 0
-        while index < value.count {
-            var end = index
-            while end < value.count && value[end] != UInt8(ascii: ",") { end &+= 1 }
-            var lo = index
-            var hi = end
-            while lo < hi && (value[lo] == 0x20 || value[lo] == 0x09) { lo &+= 1 }
-            while hi > lo && (value[hi &- 1] == 0x20 || value[hi &- 1] == 0x09) { hi &-= 1 }
-            if value.equalsCaseInsensitive(lo..<hi, "close") { close = true }
-            if value.equalsCaseInsensitive(lo..<hi, "keep-alive") { keepAlive = true }
-            index = end &+ 1
+        value.forEachListElement { option in
+            if value.equalsCaseInsensitive(option, "close") { close = true }
+            if value.equalsCaseInsensitive(option, "keep-alive") { keepAlive = true }
+            return true
         }
     }
 
@@ -166,9 +159,34 @@ extension ResponseParser {
 
         while true {
             var i = max(p.scanned, p.lineStart)
-            while i < count && bytes[i] != 0x0A { i &+= 1 }
+            var control = p.lineHasControl
+            while i < count {
+                // Eight bytes at a time while none is a control byte (< 0x20, which includes CR, LF
+                // and HTAB) or DEL: such words need no further look.
+                if i &+ 8 <= count {
+                    let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
+                    let below20 = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+                    let del = word ^ 0x7F7F_7F7F_7F7F_7F7F
+                    let isDEL = (del &- 0x0101_0101_0101_0101) & ~del & 0x8080_8080_8080_8080
+                    if below20 | isDEL == 0 {
+                        i &+= 8
+                        continue
+                    }
+                }
+                let b = bytes[i]
+                if b == 0x0A { break }
+                if (b < 0x20 && b != 0x09 && b != 0x0D) || b == 0x7F { control = true }
+                // A CR must be followed by LF (RFC 9112 §2.2): fail as soon as it is not, rather than
+                // waiting for a line end that a hostile peer may never send.
+                if b == 0x0D && i &+ 1 < count && bytes[i &+ 1] != 0x0A {
+                    throw HTTPParserError(.invalidLineEnding, offset: base + i, "a CR in the \(what) is not followed by LF")
+                }
+                i &+= 1
+            }
             if i == count {
-                p.scanned = count
+                // A CR at the very end is checked again when its next byte arrives.
+                p.scanned = count > 0 && bytes[count &- 1] == 0x0D ? count &- 1 : count
+                p.lineHasControl = control
                 if count - p.start > limit {
                     throw HTTPParserError(tooLarge, offset: base + p.start + limit,
                                           "the \(what) is larger than the limit of \(limit) bytes")
@@ -184,9 +202,10 @@ extension ResponseParser {
             if contentEnd > lineStart && bytes[contentEnd &- 1] == 0x0D { contentEnd &-= 1 }
             p.scanned = i &+ 1
             p.lineStart = i &+ 1
+            p.lineHasControl = false
 
             if !p.statusSeen {
-                try parseStatusLine(bytes, lineStart..<contentEnd, &p, base: base)
+                try parseStatusLine(bytes, lineStart..<contentEnd, &p, base: base, checkReason: control)
                 p.statusSeen = true
                 continue
             }
@@ -207,7 +226,7 @@ extension ResponseParser {
                 while s < contentEnd && (bytes[s] == 0x20 || bytes[s] == 0x09) { s &+= 1 }
                 var e = contentEnd
                 while e > s && (bytes[e &- 1] == 0x20 || bytes[e &- 1] == 0x09) { e &-= 1 }
-                try validateValue(bytes, s..<e, base: base)
+                if control { try validateValue(bytes, s..<e, base: base) }
                 if s < e {
                     var entry = p.entries[lastIndex]
                     if entry.valueStart == entry.valueEnd {
@@ -252,7 +271,7 @@ extension ResponseParser {
             while s < contentEnd && (bytes[s] == 0x20 || bytes[s] == 0x09) { s &+= 1 }
             var e = contentEnd
             while e > s && (bytes[e &- 1] == 0x20 || bytes[e &- 1] == 0x09) { e &-= 1 }
-            try validateValue(bytes, s..<e, base: base)
+            if control { try validateValue(bytes, s..<e, base: base) }
             if p.entries.capacity == 0 { p.entries.reserveCapacity(16) }
             p.entries.append(HTTPFields.Entry(nameStart: UInt32(lineStart), nameEnd: UInt32(c),
                                               valueStart: UInt32(s), valueEnd: UInt32(e)))
@@ -274,7 +293,8 @@ extension ResponseParser {
     /// `status-line = HTTP-version SP status-code SP [ reason-phrase ]` (RFC 9112 §4), where a missing
     /// `SP reason` is accepted (servers send `HTTP/1.1 301`).
     static func parseStatusLine(
-        _ bytes: UnsafeMutableRawBufferPointer, _ line: Range<Int>, _ p: inout HeadProgress, base: Int
+        _ bytes: UnsafeMutableRawBufferPointer, _ line: Range<Int>, _ p: inout HeadProgress, base: Int,
+        checkReason: Bool
     ) throws(HTTPParserError) {
         let s = line.lowerBound
         let e = line.upperBound
@@ -283,14 +303,15 @@ extension ResponseParser {
             let d = bytes[index] &- 0x30
             return d < 10 ? Int(d) : nil
         }
-        let shown = escapedForMessage(UnsafeRawBufferPointer(rebasing: bytes[s..<e]))
+        // Only rendered when an error is thrown (it costs more than parsing a good line).
+        func shown() -> String { escapedForMessage(UnsafeRawBufferPointer(rebasing: bytes[s..<e])) }
         // "HTTP/" was checked as the bytes arrived.
         guard let major = digit(s + 5), s + 6 < e, bytes[s + 6] == UInt8(ascii: "."), let minor = digit(s + 7) else {
-            throw HTTPParserError(.invalidStatusLine, offset: base + s + 5, "invalid HTTP version in \"\(shown)\"")
+            throw HTTPParserError(.invalidStatusLine, offset: base + s + 5, "invalid HTTP version in \"\(shown())\"")
         }
         guard s + 8 < e, bytes[s + 8] == 0x20 else {
             throw HTTPParserError(.invalidStatusLine, offset: base + s + 8,
-                                  "expected one SP and a status code after the version in \"\(shown)\"")
+                                  "expected one SP and a status code after the version in \"\(shown())\"")
         }
         guard major == 1 else {
             throw HTTPParserError(.unsupportedVersion, offset: base + s + 5, "HTTP/\(major).\(minor) is not HTTP/1.x")
@@ -298,7 +319,7 @@ extension ResponseParser {
         guard let d1 = digit(s + 9), let d2 = digit(s + 10), let d3 = digit(s + 11),
             s + 12 == e || bytes[s + 12] == 0x20
         else {
-            throw HTTPParserError(.invalidStatusCode, offset: base + s + 9, "the status code is not three digits in \"\(shown)\"")
+            throw HTTPParserError(.invalidStatusCode, offset: base + s + 9, "the status code is not three digits in \"\(shown())\"")
         }
         let status = d1 * 100 + d2 * 10 + d3
         guard status >= 100 else {
@@ -306,11 +327,11 @@ extension ResponseParser {
         }
         let reasonStart = min(s + 13, e)
         let table = ByteClass.table
-        for k in reasonStart..<e where table[Int(bytes[k])] & ByteClass.reason == 0 {
+        for k in reasonStart..<e where checkReason && table[Int(bytes[k])] & ByteClass.reason == 0 {
             if bytes[k] == 0x0D {
                 throw HTTPParserError(.invalidLineEnding, offset: base + k, "a CR in the status line is not followed by LF")
             }
-            throw HTTPParserError(.invalidReasonPhrase, offset: base + k, "control byte in the reason phrase of \"\(shown)\"")
+            throw HTTPParserError(.invalidReasonPhrase, offset: base + k, "control byte in the reason phrase of \"\(shown())\"")
         }
         p.version = HTTPVersion(major: major, minor: minor)
         p.status = status

@@ -37,7 +37,7 @@ public struct ResponseParser: Sendable {
     @usableFromInline var consumed = 0
     @usableFromInline var state: State = .idle
     @usableFromInline var head = HeadProgress()
-    @usableFromInline var pendingMethods: [HTTPMethod] = []
+    @usableFromInline var pendingMethods = MethodQueue()
     @usableFromInline var endOfStream = false
     @usableFromInline var informationalCount = 0
     @usableFromInline var extensionBytes = 0
@@ -69,6 +69,39 @@ public struct ResponseParser: Sendable {
         case failed(HTTPParserError)
     }
 
+    /// The methods of requests sent and not yet answered, oldest first: an array with a moving head,
+    /// so taking the oldest is O(1) however deep the pipeline.
+    @usableFromInline
+    struct MethodQueue: Sendable {
+        var storage: [HTTPMethod] = []
+        var head = 0
+
+        var isEmpty: Bool { head == storage.count }
+
+        mutating func append(_ method: HTTPMethod) {
+            if head > 0 && head == storage.count {
+                storage.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            storage.append(method)
+        }
+
+        mutating func removeFirst() -> HTTPMethod? {
+            guard head < storage.count else { return nil }
+            defer {
+                head &+= 1
+                if head == storage.count {
+                    storage.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 64 && head * 2 >= storage.count {
+                    storage.removeFirst(head)
+                    head = 0
+                }
+            }
+            return storage[head]
+        }
+    }
+
     /// The progress through one field section (a head or a trailer section).
     @usableFromInline
     struct HeadProgress: Sendable {
@@ -76,6 +109,9 @@ public struct ResponseParser: Sendable {
         var scanned = 0
         /// Where the current line starts (relative to the reader index).
         var lineStart = 0
+        /// Whether the current line holds a control byte (other than HTAB and its CR LF) or DEL;
+        /// field values and the reason phrase are checked byte by byte only then.
+        var lineHasControl = false
         /// Where the status line starts (after skipped empty lines).
         var start = 0
         var statusSeen = false

@@ -1,0 +1,115 @@
+/// The origin a pooled connection belongs to: two requests share connections only when their keys
+/// are equal.
+///
+/// A key is everything that makes one connection unusable for another request: the scheme (plain
+/// or TLS, TCP or a Unix-domain socket), the host and port, the identity of the TLS configuration
+/// (trust roots, client certificate, pins, ALPN…) and the proxy the connection goes through.
+///
+/// Hosts of TCP schemes are compared case-insensitively (ASCII-lowercased on initialisation, as
+/// RFC 3986 §3.2.2 makes host names case-insensitive); Unix socket paths are compared exactly.
+public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
+    /// How the connection reaches the origin.
+    public enum Scheme: String, Hashable, Sendable, CaseIterable {
+        /// Plain HTTP over TCP.
+        case http
+        /// HTTP over TLS over TCP.
+        case https
+        /// Plain HTTP over a Unix-domain socket; ``PoolKey/host`` is the socket path.
+        case httpUnix = "http+unix"
+        /// HTTP over TLS over a Unix-domain socket; ``PoolKey/host`` is the socket path.
+        case httpsUnix = "https+unix"
+
+        /// Whether connections of this scheme run TLS.
+        public var usesTLS: Bool { self == .https || self == .httpsUnix }
+
+        /// Whether connections of this scheme go to a Unix-domain socket rather than TCP.
+        public var usesUnixSocket: Bool { self == .httpUnix || self == .httpsUnix }
+    }
+
+    /// An opaque, hashable stand-in for a configuration the pool must not look into: two keys are
+    /// equal only when their identities are equal.
+    ///
+    /// Use a value that changes whenever the configuration would make a connection behave
+    /// differently (for example an object identifier of an immutable TLS configuration, or a
+    /// digest of its settings). Equality is `AnyHashable`'s: values of different types are
+    /// unequal, except that numbers compare by value (`Identity(1) == Identity(Int64(1))`).
+    public struct Identity: Hashable, Sendable, CustomStringConvertible {
+        private let base: any Hashable & Sendable
+
+        /// An identity wrapping `base`.
+        public init(_ base: some Hashable & Sendable) { self.base = base }
+
+        /// Whether both wrap equal values of the same type.
+        public static func == (lhs: Identity, rhs: Identity) -> Bool {
+            AnyHashable(lhs.base) == AnyHashable(rhs.base)
+        }
+
+        /// Hashes the wrapped value.
+        public func hash(into hasher: inout Hasher) { AnyHashable(base).hash(into: &hasher) }
+
+        /// The wrapped value, described.
+        public var description: String { String(describing: base) }
+    }
+
+    /// A proxy connections of this key go through (an HTTP `CONNECT` tunnel for TLS schemes,
+    /// absolute-form requests for plain HTTP).
+    public struct Proxy: Hashable, Sendable, CustomStringConvertible {
+        /// The proxy's host name or address (ASCII-lowercased).
+        public var host: String
+        /// The proxy's TCP port.
+        public var port: Int
+        /// Identity of the credentials sent to the proxy, if any: connections authenticated
+        /// differently are never shared. `nil` means no credentials.
+        public var credentials: Identity?
+
+        /// A proxy at `host`:`port`, optionally with the identity of its credentials.
+        public init(host: String, port: Int, credentials: Identity? = nil) {
+            self.host = asciiLowercased(host)
+            self.port = port
+            self.credentials = credentials
+        }
+
+        /// `host:port`.
+        public var description: String { "\(host):\(port)" }
+    }
+
+    /// How connections reach the origin.
+    public var scheme: Scheme
+    /// The origin's host name or address for TCP schemes (ASCII-lowercased), or the socket path for
+    /// Unix-domain schemes.
+    public var host: String
+    /// The origin's TCP port (`0` for Unix-domain schemes, where it has no meaning).
+    public var port: Int
+    /// Identity of the TLS configuration, for TLS schemes; `nil` for plain schemes or the default
+    /// configuration.
+    public var tlsConfiguration: Identity?
+    /// The proxy, if connections go through one.
+    public var proxy: Proxy?
+
+    /// A key for `scheme://host:port`, with the identity of its TLS configuration and its proxy.
+    public init(
+        scheme: Scheme,
+        host: String,
+        port: Int,
+        tlsConfiguration: Identity? = nil,
+        proxy: Proxy? = nil
+    ) {
+        self.scheme = scheme
+        self.host = scheme.usesUnixSocket ? host : asciiLowercased(host)
+        self.port = scheme.usesUnixSocket ? 0 : port
+        self.tlsConfiguration = tlsConfiguration
+        self.proxy = proxy
+    }
+
+    /// `scheme://host:port`, with ` via proxy` when there is one.
+    public var description: String {
+        let origin = scheme.usesUnixSocket ? "\(scheme.rawValue)://\(host)" : "\(scheme.rawValue)://\(host):\(port)"
+        return proxy.map { "\(origin) via \($0)" } ?? origin
+    }
+}
+
+/// `string` with ASCII `A`–`Z` lowered; other characters untouched (no allocation when already lower).
+private func asciiLowercased(_ string: String) -> String {
+    guard string.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return string }
+    return String(decoding: string.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+}
