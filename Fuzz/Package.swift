@@ -22,6 +22,14 @@ let package = Package(
                 .product(name: "BluebonnetCore", package: "Bluebonnet"),
             ]
         ),
+        .executableTarget(
+            name: "FuzzContentDecoder",
+            dependencies: [
+                "CLibFuzzer",
+                .product(name: "BluebonnetCompression", package: "Bluebonnet"),
+                .product(name: "BluebonnetCore", package: "Bluebonnet"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,7 @@ root=$(pwd)
 # One line per target: executable target, seed directory under Fixtures/fuzz/, dictionary (or -).
 TARGETS=(
   "FuzzResponseParser response-parser http.dict"
+  "FuzzContentDecoder content-decoder -"
 )
 
 seconds=${FUZZ_SECONDS:-60}
@@ -39,6 +40,8 @@ echo "   built in $((SECONDS - start)) s"
 
 # ASan: report leaks, never continue after an error; libFuzzer turns either into a crash artifact.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}"
+# Failures print through libFuzzer and ASan; Swift's own backtracer would only add noise under ASan.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 
 failed=0
 for line in "${TARGETS[@]}"; do

@@ -76,7 +76,7 @@ struct ParserRun {
         parser.receiveEndOfStream()
         drain()
         if failure != nil {
-            precondition(!parser.isReusable, "isReusable is true after an error")
+            check(!parser.isReusable, "isReusable is true after an error")
         }
     }
 
@@ -84,7 +84,7 @@ struct ParserRun {
     private mutating func drain() {
         while responses < Self.maxResponses {
             calls += 1
-            precondition(calls <= maxCalls, "the parser keeps returning events without progress")
+            check(calls <= maxCalls, "the parser keeps returning events without progress")
             let event: ResponseEvent
             do {
                 event = try parser.next()
@@ -92,7 +92,7 @@ struct ParserRun {
                 failed(error)
                 return
             }
-            precondition(failure == nil, "next() returned \(event) after throwing \(failure!)")
+            check(failure == nil, "next() returned \(event) after throwing \(failure!)")
             if closed {
                 guard case .needMoreData = event else {
                     fatalError("\(event) after the end of a response that closes the connection")
@@ -103,23 +103,23 @@ struct ParserRun {
             case .needMoreData:
                 return
             case .informational(let head):
-                precondition(framing == nil, "an informational response inside a body")
-                precondition((100..<200).contains(head.status) && head.status != 101, "informational status \(head.status)")
+                check(framing == nil, "an informational response inside a body")
+                check((100..<200).contains(head.status) && head.status != 101, "informational status \(head.status)")
                 events.append(.informational(NormalisedHead(head)))
             case .head(let head):
-                precondition(framing == nil, "a head inside a body")
-                precondition((100...999).contains(head.status) && !(100..<200).contains(head.status) || head.status == 101,
+                check(framing == nil, "a head inside a body")
+                check((100...999).contains(head.status) && !(100..<200).contains(head.status) || head.status == 101,
                               "final status \(head.status)")
                 framing = head.framing
                 bodyBytes = 0
                 events.append(.head(NormalisedHead(head)))
             case .body(let part):
                 guard let framing else { fatalError("body bytes outside a response") }
-                precondition(part.readableBytes > 0, "an empty body event")
+                check(part.readableBytes > 0, "an empty body event")
                 bodyBytes += part.readableBytes
                 switch framing {
                 case .contentLength(let length):
-                    precondition(bodyBytes <= length, "\(bodyBytes) body bytes under Content-Length: \(length)")
+                    check(bodyBytes <= length, "\(bodyBytes) body bytes under Content-Length: \(length)")
                 case .none, .tunnel:
                     fatalError("body bytes in a response framed \(framing)")
                 case .chunked, .untilClose:
@@ -134,7 +134,7 @@ struct ParserRun {
             case .end(let trailers):
                 guard let ended = framing else { fatalError(".end outside a response") }
                 if case .contentLength(let length) = ended {
-                    precondition(bodyBytes == length, ".end after \(bodyBytes) body bytes under Content-Length: \(length)")
+                    check(bodyBytes == length, ".end after \(bodyBytes) body bytes under Content-Length: \(length)")
                 }
                 if trailers != nil, ended != .chunked {
                     fatalError("trailers on a response framed \(ended)")
@@ -150,20 +150,20 @@ struct ParserRun {
 
     private mutating func failed(_ error: HTTPParserError) {
         if let failure {
-            precondition(error == failure, "next() threw \(error) after throwing \(failure)")
+            check(error == failure, "next() threw \(error) after throwing \(failure)")
             return
         }
         failure = error
         events.append(.error(kind: error.kind.description, offset: error.offset))
-        precondition(!closed, "next() threw \(error) after the end of a response that closes the connection")
-        precondition(!parser.isReusable, "isReusable is true after \(error)")
+        check(!closed, "next() threw \(error) after the end of a response that closes the connection")
+        check(!parser.isReusable, "isReusable is true after \(error)")
         // The error is final: it comes back, unchanged, however often we ask.
         for _ in 0..<2 {
             do {
                 let event = try parser.next()
                 fatalError("next() returned \(event) after throwing \(error)")
             } catch let again {
-                precondition(again == error, "next() threw \(again) after throwing \(error)")
+                check(again == error, "next() threw \(again) after throwing \(error)")
             }
         }
     }
@@ -222,4 +222,9 @@ extension [NormalisedEvent] {
         }
         return nil
     }
+}
+
+/// `precondition` that keeps its message in release builds (the fuzzers are built with `-O`).
+func check(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+    if !condition { fatalError(message(), file: file, line: line) }
 }
