@@ -17,8 +17,29 @@ let package = Package(
         // mallocCount* metrics) stays on; the Swift 6.3 runtime interposer, which needs a package
         // this machine does not carry, stays off. Traits need swift-tools-version 6.1.
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // The throughput harness (Sources/Throughput, README "main job"): the peers a user would
+        // otherwise pick, driven against the same nginx in the same run.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
+        // One executable, two roles: `throughput` (the coordinator: nginx, rounds, tables, chart)
+        // and `throughput worker ...` (one client × one scenario in a process of its own, one JSON
+        // line out). One binary, so that `swift run throughput` builds everything it spawns.
+        .executableTarget(
+            name: "throughput",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Sources/Throughput"
+        ),
         .executableTarget(
             name: "HTTP1Parsing",
             dependencies: [

@@ -4,7 +4,8 @@
 #
 # Integration-test servers (Fixtures/servers/README.md): nginx (never left running as a system
 # service: the tests start their own), openssl s_server, python3 for the fault and replay
-# servers, and httpbin + gunicorn in a pinned virtual environment.
+# servers, and httpbin + gunicorn in a pinned virtual environment. The throughput harness
+# (scripts/throughput.sh) adds wrk, a C compiler and unshare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,9 @@ APT_PACKAGES=(
   python3         # fixture, fault and replay servers
   python3-venv    # the httpbin virtual environment
   nginx           # integration tests: static files, keep-alive, gzip, chunked, TLS (nginx-light is a transitional alias in Debian 12)
+  wrk             # throughput harness: the small-request reference (scripts/throughput.sh)
+  gcc             # throughput harness: `cc` builds the C reference client (Benchmarks/cref/cref.c)
+  util-linux      # throughput harness: `unshare` gives the URLSession worker the test CA (Benchmarks/README.md)
 )
 
 SUDO=""

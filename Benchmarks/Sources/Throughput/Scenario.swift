@@ -1,0 +1,154 @@
+// The scenarios of the throughput harness (Benchmarks/README.md, "throughput"). One table, read
+// by the coordinator (which clients run what, which URL) and by every worker (what to check).
+
+/// How a client should treat the response body.
+enum BodyHandling: String, Codable, Sendable {
+    /// Collected into one buffer in memory, as `data(for:)`-style APIs do.
+    case memory
+    /// Each piece handed to a sink as it arrives (counted, then dropped).
+    case stream
+    /// gzip-decoded and parsed with `Decodable` into `[JSONItem]`.
+    case decodeJSON
+}
+
+/// One workload, driven the same way by every client.
+struct Scenario: Sendable {
+    let name: String
+    /// A few words for the table and the chart.
+    let title: String
+    let method: String
+    /// The target on the fixture nginx (Fixtures/servers/nginx).
+    let path: String
+    let tls: Bool
+    /// Requests in flight at once (each on its own connection when the client pools).
+    let concurrency: Int
+    /// Every request on a connection of its own (`Connection: close`).
+    let newConnectionPerRequest: Bool
+    /// With `newConnectionPerRequest` and `tls`: offer the previous TLS session for resumption.
+    let resumeTLS: Bool
+    let body: BodyHandling
+    /// Request body bytes (POST), zero for none.
+    let uploadBytes: Int
+    /// The body length every response must have (after content decoding); checked per request.
+    let expectedBodyBytes: Int
+    /// With `.decodeJSON`: how many array elements every response must decode to.
+    let expectedJSONItems: Int
+    /// The peers and references that run it; Bluebonnet's clients run every scenario.
+    let peers: [ClientKind]
+    /// The reference that ratios are taken against until a Bluebonnet client is in the run.
+    let reference: ClientKind?
+
+    var isSmall: Bool { expectedBodyBytes <= 1_000 && body == .memory && uploadBytes == 0 }
+
+    func runs(_ client: ClientKind) -> Bool {
+        client.isBluebonnet || peers.contains(client)
+    }
+}
+
+/// Every client the harness knows. Each runs in a process of its own.
+enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
+    case bluebonnetAsync = "bluebonnet-async"
+    case bluebonnetClosure = "bluebonnet-closure"
+    case ahc
+    case urlsession
+    case wrk
+    case cref
+
+    var isBluebonnet: Bool { self == .bluebonnetAsync || self == .bluebonnetClosure }
+
+    /// In-process Swift clients run by `throughput worker`; the others are programs of their own.
+    var isSwiftWorker: Bool { self != .wrk && self != .cref }
+
+    var displayName: String {
+        switch self {
+        case .bluebonnetAsync: "Bluebonnet (async)"
+        case .bluebonnetClosure: "Bluebonnet (closure)"
+        case .ahc: "AsyncHTTPClient 1.37"
+        case .urlsession: "URLSession (FoundationNetworking)"
+        case .wrk: "wrk (reference)"
+        case .cref: "C reference"
+        }
+    }
+
+    static func < (lhs: ClientKind, rhs: ClientKind) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+enum Fixture {
+    /// `small.txt` in the nginx docroot.
+    static let smallBytes = 100
+    /// `data.json`: 100,000 bytes, 1,222 small objects plus one padding object (prepare.py).
+    static let jsonBytes = 100_000
+    static let bigBytes = 64 << 20
+    static let uploadBytes = 64 << 10
+}
+
+extension Scenario {
+    private static func small(_ concurrency: Int, tls: Bool) -> Scenario {
+        let suffix = tls ? "-tls" : ""
+        return Scenario(
+            name: "small-get\(suffix)-c\(concurrency)",
+            title: "GET 100 B\(tls ? " HTTPS" : ""), \(concurrency) conn",
+            method: "GET", path: "/small.txt", tls: tls, concurrency: concurrency,
+            newConnectionPerRequest: false, resumeTLS: false, body: .memory, uploadBytes: 0,
+            expectedBodyBytes: Fixture.smallBytes, expectedJSONItems: 0,
+            peers: concurrency == 1 ? [.ahc, .urlsession, .wrk, .cref] : [.ahc, .urlsession, .wrk],
+            reference: .wrk)
+    }
+
+    private static func handshake(resume: Bool) -> Scenario {
+        Scenario(
+            name: resume ? "tls-new-conn-resumed" : "tls-new-conn-full",
+            title: resume ? "HTTPS new conn, resumed" : "HTTPS new conn, full",
+            method: "GET", path: "/small.txt", tls: true, concurrency: 1,
+            newConnectionPerRequest: true, resumeTLS: resume, body: .memory, uploadBytes: 0,
+            expectedBodyBytes: Fixture.smallBytes, expectedJSONItems: 0,
+            peers: resume ? [.ahc, .urlsession, .cref] : [.ahc, .urlsession, .wrk, .cref],
+            reference: .cref)
+    }
+
+    private static func big(_ name: String, _ title: String, path: String, body: BodyHandling) -> Scenario {
+        Scenario(
+            name: name, title: title, method: "GET", path: path, tls: false, concurrency: 1,
+            newConnectionPerRequest: false, resumeTLS: false, body: body, uploadBytes: 0,
+            expectedBodyBytes: Fixture.bigBytes, expectedJSONItems: 0,
+            peers: [.ahc, .urlsession, .cref], reference: .cref)
+    }
+
+    static let all: [Scenario] = [
+        small(1, tls: false), small(64, tls: false), small(256, tls: false),
+        small(1, tls: true), small(64, tls: true), small(256, tls: true),
+        handshake(resume: false), handshake(resume: true),
+        big("get-64m-memory", "GET 64 MiB into memory", path: "/64m.bin", body: .memory),
+        big("get-64m-stream", "GET 64 MiB to a sink", path: "/64m.bin", body: .stream),
+        big("get-64m-chunked", "GET 64 MiB chunked to a sink", path: "/chunked/64m.bin", body: .stream),
+        Scenario(
+            name: "json-gzip-decodable", title: "GET 100 KB gzip JSON + Decodable",
+            method: "GET", path: "/data.json", tls: false, concurrency: 1,
+            newConnectionPerRequest: false, resumeTLS: false, body: .decodeJSON, uploadBytes: 0,
+            expectedBodyBytes: Fixture.jsonBytes, expectedJSONItems: JSONItem.expectedCount,
+            peers: [.ahc, .urlsession], reference: nil),
+        Scenario(
+            name: "upload-64k", title: "POST 64 KB upload", method: "POST", path: "/upload",
+            tls: false, concurrency: 1, newConnectionPerRequest: false, resumeTLS: false,
+            body: .memory, uploadBytes: Fixture.uploadBytes, expectedBodyBytes: 0,
+            expectedJSONItems: 0, peers: [.ahc, .urlsession, .cref], reference: .cref),
+    ]
+
+    static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+}
+
+/// One element of `data.json` (Fixtures/servers/nginx/prepare.py): small objects, then one
+/// `{"pad": "xxx…"}` that fills the file to exactly 100,000 bytes.
+struct JSONItem: Decodable, Sendable {
+    let id: Int?
+    let name: String?
+    let tags: [String]?
+    let value: Int?
+    let active: Bool?
+    let pad: String?
+
+    /// Counted once from the file prepare.py writes (and checked on every decode).
+    static let expectedCount = 1_223
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+
+/// `throughput worker`: one client, one scenario, in this process; prints one JSON line.
+/// The coordinator spawns it once per client × scenario × round, so RSS and CPU are the
+/// client's own. Runnable by hand too:
+///
+///     throughput worker --client ahc --scenario small-get-c64 --base-url http://127.0.0.1:8080 \
+///         --ca Fixtures/certs/ca.pem --warmup 1 --duration 5
+struct Worker: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run one client against one scenario and print one JSON result line.")
+
+    @Option(help: "ahc, urlsession, bluebonnet-async or bluebonnet-closure.")
+    var client: String
+
+    @Option(help: "A scenario name (throughput --list).")
+    var scenario: String
+
+    @Option(help: "http(s)://127.0.0.1:PORT of the fixture nginx, matching the scenario's TLS.")
+    var baseURL: String
+
+    @Option(help: "The CA that signed the server certificate (PEM).")
+    var ca: String
+
+    @Option(help: "Warm-up seconds (not measured).")
+    var warmup: Double = 1
+
+    @Option(help: "Measured seconds.")
+    var duration: Double = 5
+
+    func run() async throws {
+        let result = await measure()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let line = String(decoding: try encoder.encode(result), as: UTF8.self)
+        print(line)
+        if result.error != nil { throw ExitCode(2) }
+    }
+
+    private func measure() async -> WorkerResult {
+        guard let scenario = Scenario.named(scenario) else {
+            return .failed(client, self.scenario, "unknown scenario")
+        }
+        guard let kind = ClientKind(rawValue: client), kind.isSwiftWorker else {
+            return .failed(client, scenario.name, "unknown worker client")
+        }
+        do {
+            let loadClient: any LoadClient
+            var note: String?
+            switch kind {
+            case .ahc:
+                let ahc = try AHCClient(scenario: scenario, baseURL: baseURL, caFile: ca)
+                note = ahc.note
+                loadClient = ahc
+            case .urlsession:
+                let session = try URLSessionClient(scenario: scenario, baseURL: baseURL)
+                note = session.note
+                loadClient = session
+            case .bluebonnetAsync, .bluebonnetClosure:
+                loadClient = try BluebonnetClients.make(kind, scenario: scenario, baseURL: baseURL, caFile: ca)
+            case .wrk, .cref:
+                return .failed(client, scenario.name, "not a worker client")
+            }
+            var result = await LoadDriver.run(
+                loadClient, scenario: scenario, clientName: kind.rawValue,
+                warmup: .milliseconds(Int(warmup * 1_000)), duration: .milliseconds(Int(duration * 1_000)))
+            if let note { result.note = [note, result.note].compactMap(\.self).joined(separator: "; ") }
+            return result
+        } catch {
+            return .failed(client, scenario.name, "\(error)")
+        }
+    }
+}
