@@ -54,7 +54,7 @@ enum ProcessResources {
     /// User + system CPU seconds used so far (getrusage(RUSAGE_SELF)).
     static func cpuSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
@@ -72,7 +72,7 @@ enum ProcessResources {
             }
         }
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         return Int(usage.ru_maxrss)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// The fixture nginx (Fixtures/servers/nginx) on loopback for one harness run: one worker,
@@ -157,10 +158,9 @@ struct RepoPaths {
     /// Fixtures/servers/nginx/prepare.py, else the checkout this binary was built from.
     static func find(_ explicit: String?) throws -> RepoPaths {
         if let explicit { return RepoPaths(root: explicit) }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
         var candidates: [String] = []
-        if getcwd(&buffer, buffer.count) != nil {
-            var folder = String(cString: buffer)
+        do {
+            var folder = FileManager.default.currentDirectoryPath
             while !folder.isEmpty {
                 candidates.append(folder)
                 folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)])

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Child processes for the coordinator: posix_spawn with stdin from /dev/null and stdout/stderr
@@ -57,16 +58,7 @@ struct ChildProcess {
     }
 
     private static func environ(merging extra: [String: String]) -> [String] {
-        var result: [String] = []
-        var pointer = Glibc.environ
-        while let entry = pointer.pointee {
-            let string = String(cString: entry)
-            let name = string.split(separator: "=", maxSplits: 1).first.map(String.init) ?? string
-            if extra[name] == nil { result.append(string) }
-            pointer += 1
-        }
-        for (name, value) in extra { result.append("\(name)=\(value)") }
-        return result
+        ProcessInfo.processInfo.environment.merging(extra) { _, new in new }.map { "\($0.key)=\($0.value)" }
     }
 
     /// Waits for the child, polling every 10 ms; past `timeout` seconds it is SIGKILLed.
@@ -157,7 +149,7 @@ enum Files {
     /// Finds a program on PATH.
     static func which(_ program: String) -> String? {
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") + ["/usr/sbin", "/sbin"] {
+        for folder in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] {
             let candidate = "\(folder)/\(program)"
             if access(candidate, X_OK) == 0 { return candidate }
         }

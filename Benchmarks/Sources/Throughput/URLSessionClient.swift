@@ -34,7 +34,6 @@ final class URLSessionClient: LoadClient {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = 120
-        configuration.httpShouldUsePipelining = false
         if scenario.body == .stream {
             let delegate = StreamCountingDelegate()
             streamDelegate = delegate
@@ -97,7 +96,7 @@ final class URLSessionClient: LoadClient {
 private final class StreamCountingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Pending {
         var received = 0
-        var continuation: CheckedContinuation<(Int, Int), any Error>
+        var continuation: CheckedContinuation<(status: Int, bytes: Int), any Error>
     }
 
     private let pending = Mutex<[Int: Pending]>([:])
