@@ -169,10 +169,11 @@ static int conn_write_all(const unsigned char *p, size_t n) {
     return 0;
 }
 
-/* Read more into rbuf (compacting first); -1 on EOF or error. */
+/* Read more into rbuf, up to 256 KiB at once (the unread rest is moved to the front first when
+ * less room than that is left); -1 on EOF or error. */
 static int fill(void) {
     if (rpos == rlen) rpos = rlen = 0;
-    if (rlen == BUF_CAP && rpos > 0) { memmove(rbuf, rbuf + rpos, rlen - rpos); rlen -= rpos; rpos = 0; }
+    if (rpos > 0 && BUF_CAP - rlen < READ_SIZE) { memmove(rbuf, rbuf + rpos, rlen - rpos); rlen -= rpos; rpos = 0; }
     if (rlen == BUF_CAP) { fail("head too large"); return -1; }
     size_t room = BUF_CAP - rlen;
     long n = conn_read(rbuf + rlen, room < READ_SIZE ? room : READ_SIZE);
@@ -198,30 +199,30 @@ static void sink(const unsigned char *p, size_t n) {
     mem_len += n;
 }
 
-/* Moves exactly `n` body bytes to the sink: first what is buffered, then reads of at most
- * 256 KiB (straight into the memory body when it has room, so a big body is copied once). */
+/* Moves exactly `n` body bytes to the sink: first what is buffered, then reads of 256 KiB.
+ * Into memory with room (Content-Length): straight into the body, never past it, so a big body
+ * is copied once. Otherwise into rbuf, where whatever follows the body (the next chunk-size line,
+ * the next response) stays for the parser: one read serves many small chunks. */
 static int body_exact(size_t n) {
-    size_t take = rlen - rpos < n ? rlen - rpos : n;
-    sink(rbuf + rpos, take);
-    rpos += take;
-    n -= take;
-    while (n) {
+    for (;;) {
+        size_t take = rlen - rpos < n ? rlen - rpos : n;
+        sink(rbuf + rpos, take);
+        rpos += take;
+        n -= take;
+        if (!n) return 0;
+        /* rbuf is drained here */
         size_t want = n < READ_SIZE ? n : READ_SIZE;
-        long got;
         if (memory && mem_cap >= mem_len + want) {
-            got = conn_read(mem + mem_len, want);
+            long got = conn_read(mem + mem_len, want);
             if (got <= 0) { fail("read body"); return -1; }
             mem_len += (size_t)got;
             body_bytes += got;
-        } else {
-            rpos = rlen = 0;
-            got = conn_read(rbuf, want);
-            if (got <= 0) { fail("read body"); return -1; }
-            sink(rbuf, (size_t)got);
+            n -= (size_t)got;
+            if (!n) return 0;
+        } else if (fill() != 0) {
+            return -1;
         }
-        n -= (size_t)got;
     }
-    return 0;
 }
 
 /* One CRLF-terminated line from rbuf (filling as needed); returns its length, sets *line. */

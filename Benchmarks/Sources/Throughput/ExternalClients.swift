@@ -51,7 +51,10 @@ enum Wrk {
         result.bytes = result.requests * scenario.expectedBodyBytes
         result.cpuSeconds = exit.cpuSeconds
         result.peakRSSKiB = exit.maxRSSKiB
-        result.note = scenario.tls ? "wrk does not verify the certificate" : nil
+        var notes: [String] = []
+        if scenario.tls { notes.append("wrk does not verify the certificate") }
+        if scenario.newConnectionPerRequest { notes.append("wrk's latency starts after connect and handshake") }
+        result.note = notes.isEmpty ? nil : notes.joined(separator: "; ")
         return result
     }
 

@@ -209,19 +209,23 @@ enum Chart {
     ]
 
     static func svg(_ report: ReportData) -> String {
-        let width = 960, labelWidth = 170, barMax = 560, barHeight = 18, gap = 6
+        let width = 980, labelWidth = 190, barMax = 540, barHeight = 18, gap = 6
         var y = 70
         var body = ""
         for scenario in report.scenarios {
             let values = scenario.clients.map { scenario.usesMegabytes ? $0.megabytesPerSecond : $0.requestsPerSecond }
             let top = max(values.max() ?? 1, 1e-9)
             body += "<text x=\"20\" y=\"\(y)\" class=\"title\">\(escape(scenario.title))</text>"
-            body += "<text x=\"\(width - 20)\" y=\"\(y)\" class=\"unit\" text-anchor=\"end\">\(scenario.primaryMetric), higher is better</text>\n"
+            var unit = "\(scenario.primaryMetric), higher is better"
+            if let baseline = scenario.baseline.flatMap(ClientKind.init(rawValue:)) {
+                unit += baseline.isBluebonnet ? " · ×: Bluebonnet ÷ this" : " · ×: this ÷ \(chartName(baseline.rawValue))"
+            }
+            body += "<text x=\"\(width - 20)\" y=\"\(y)\" class=\"unit\" text-anchor=\"end\">\(escape(unit))</text>\n"
             y += 10
             for (client, value) in zip(scenario.clients, values) {
                 let length = max(1, Int(Double(barMax) * value / top))
                 let color = colors[client.client] ?? "#999"
-                body += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 13)\" text-anchor=\"end\">\(escape(client.client))</text>"
+                body += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 13)\" text-anchor=\"end\">\(escape(chartName(client.client)))</text>"
                 if client.passed || value > 0 {
                     body += "<rect x=\"\(labelWidth)\" y=\"\(y)\" width=\"\(length)\" height=\"\(barHeight)\" rx=\"2\" fill=\"\(color)\"/>"
                     var label = "\(Format.number(value))  · p99 \(Format.milliseconds(client.p99Microseconds))"
@@ -236,7 +240,7 @@ enum Chart {
             y += 26
         }
         let s = report.settings
-        let subtitle = "\(report.started) · \(s.rounds) round(s) × \(Format.number(s.duration)) s · median per client · ×ratio = vs \(report.scenarios.compactMap(\.baseline).first.map { _ in "the scenario's baseline (see results.md)" } ?? "—")"
+        let subtitle = "\(report.started) · \(s.rounds) round(s) × \(Format.number(s.duration)) s after \(Format.number(s.warmup)) s warm-up · medians · one process per client · \(report.machine.cores) cores, load \(String(format: "%.1f", report.machine.loadAverageBefore.first ?? 0))"
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(y)" viewBox="0 0 \(width) \(y)" font-family="Helvetica, Arial, sans-serif" font-size="12">
             <style>.title{font-weight:bold;font-size:13px}.unit{fill:#666}.value{fill:#222}.fail{fill:#c0392b}</style>
@@ -246,6 +250,18 @@ enum Chart {
             \(body)</svg>
 
             """
+    }
+
+    static func chartName(_ client: String) -> String {
+        switch ClientKind(rawValue: client) {
+        case .bluebonnetAsync: "Bluebonnet async"
+        case .bluebonnetClosure: "Bluebonnet closure"
+        case .ahc: "AsyncHTTPClient"
+        case .urlsession: "URLSession"
+        case .wrk: "wrk (reference)"
+        case .cref: "C client (reference)"
+        case nil: client
+        }
     }
 
     static func escape(_ text: String) -> String {
