@@ -30,6 +30,7 @@ let package = Package(
         .executableTarget(
             name: "throughput",
             dependencies: [
+                "HarnessSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -39,6 +40,26 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Sources/Throughput"
+        ),
+        // Child processes and the fixture nginx, for `throughput` and the benchmarks that need a
+        // real server.
+        .target(name: "HarnessSupport", path: "Sources/HarnessSupport"),
+        // Allocations per small GET through a whole client against the fixture nginx: the stable
+        // figure to watch (mallocs do not depend on the machine's load). Today the peer's
+        // (AsyncHTTPClient); Bluebonnet's Session joins it when the Session API lands.
+        .executableTarget(
+            name: "SmallGET",
+            dependencies: [
+                "HarnessSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/SmallGET",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
         ),
         .executableTarget(
             name: "HTTP1Parsing",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HarnessSupport
 
 /// `throughput` (the default subcommand): prepares and starts nginx, runs every scenario with
 /// every client in rounds that alternate the clients, one worker process per client × scenario ×
@@ -61,10 +62,10 @@ struct Coordinator: ParsableCommand {
         let work = try Files.makeTemporaryDirectory("bluebonnet-throughput")
         let started = Date()
         let loadBefore = Machine.loadAverage()
-        print("throughput: preparing nginx (docroot under \(repo.buildFolder))")
+        say("throughput: preparing nginx (docroot under \(repo.buildFolder))")
         let server = try NginxServer.start(repo: repo, workFolder: work)
         defer { server.stop() }
-        print("throughput: nginx on http://127.0.0.1:\(server.port) and https://127.0.0.1:\(server.tlsPort) (one worker)")
+        say("throughput: nginx on http://127.0.0.1:\(server.port) and https://127.0.0.1:\(server.tlsPort) (one worker)")
 
         let runner = RunRunner(
             repo: repo, server: server, work: work, crefBinary: crefBinary, settings: settings,
@@ -75,7 +76,7 @@ struct Coordinator: ParsableCommand {
         }
         let total = plan.reduce(0) { $0 + $1.1.count } * settings.rounds
         let perRun = settings.warmup + settings.duration + 0.5
-        print(
+        say(
             "throughput: \(plan.count) scenarios, \(total) runs of ~\(String(format: "%.1f", perRun)) s"
                 + " (~\(Int((Double(total) * perRun / 60).rounded(.up))) min); clients alternate each round")
         var records: [RunRecord] = []
@@ -85,9 +86,9 @@ struct Coordinator: ParsableCommand {
                 let order = round % 2 == 0 ? clients : clients.reversed()
                 for client in order {
                     index += 1
-                    let result = runner.run(client, scenario)
+                    let result = runner.run(client, scenario, round: round + 1)
                     records.append(RunRecord(round: round + 1, result: result))
-                    print(Progress.line(index: index, total: total, scenario: scenario, round: round + 1, result: result))
+                    say(Progress.line(index: index, total: total, scenario: scenario, round: round + 1, result: result))
                 }
             }
         }
@@ -102,6 +103,11 @@ struct Coordinator: ParsableCommand {
         let passed = report.scenarios.flatMap(\.clients).count - failed.count
         for summary in failed {
             print("FAILED: \(summary.scenario) · \(summary.client): \(summary.failureReason ?? "")")
+        }
+        if failed.isEmpty {
+            try? FileManager.default.removeItem(atPath: work)
+        } else {
+            print("throughput: the workers' output and nginx's logs are kept in \(work)")
         }
         print("throughput: results in \(folder) (results.md, results.json, chart.svg)")
         print("throughput\(quick ? " quick" : ""): \(passed) passed, \(failed.count) failed")
@@ -134,7 +140,7 @@ struct Coordinator: ParsableCommand {
         let missing = needed.filter { Files.which($0) == nil }
         guard !missing.isEmpty else { return }
         if noSetup { throw HarnessError("missing \(missing.joined(separator: ", ")): run scripts/setup.sh") }
-        print("throughput: \(missing.joined(separator: ", ")) missing; running scripts/setup.sh")
+        say("throughput: \(missing.joined(separator: ", ")) missing; running scripts/setup.sh")
         let child = try ChildProcess.spawn(
             ["bash", repo.setupScript], stdout: nil, stderr: nil)
         let exit = child.wait(timeout: 1_800)
@@ -142,6 +148,12 @@ struct Coordinator: ParsableCommand {
         let still = needed.filter { Files.which($0) == nil }
         guard still.isEmpty else { throw HarnessError("still missing after setup: \(still.joined(separator: ", "))") }
     }
+}
+
+/// A progress line, flushed at once (stdout is block-buffered when it is a file or a pipe, as in CI).
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
 }
 
 struct RunSettings: Codable {
@@ -167,10 +179,10 @@ struct RunRunner {
     /// The system CA bundle plus Fixtures/certs/ca.pem, for URLSession (see URLSessionClient).
     let caBundle: String
 
-    func run(_ client: ClientKind, _ scenario: Scenario) -> WorkerResult {
+    func run(_ client: ClientKind, _ scenario: Scenario, round: Int) -> WorkerResult {
         let port = scenario.tls ? server.tlsPort : server.port
         let baseURL = "\(scenario.tls ? "https" : "http")://127.0.0.1:\(port)"
-        let stem = "\(work)/\(scenario.name)-\(client.rawValue)"
+        let stem = "\(work)/\(scenario.name)-\(client.rawValue)-r\(round)"
         let timeout = settings.warmup + settings.duration + 120
         do {
             switch client {

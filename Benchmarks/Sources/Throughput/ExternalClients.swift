@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 
 /// wrk: the reference for small requests (what nginx and the kernel allow). It runs only the
 /// small-GET scenarios and the full-handshake one (`Connection: close`, so it reconnects after

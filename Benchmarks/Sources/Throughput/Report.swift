@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 
 /// Everything a run found, as written to results.json.
 struct ReportData: Codable {

@@ -1,21 +1,21 @@
 import Foundation
 import Glibc
 
-/// Child processes for the coordinator: posix_spawn with stdin from /dev/null and stdout/stderr
+/// Child processes for the harness (shared by `throughput` and the benchmarks that need nginx): posix_spawn with stdin from /dev/null and stdout/stderr
 /// into files (never pipes, which a chatty child could fill), optionally in a process group of
 /// its own; reaped with wait4 so that the child's own rusage (CPU, maxrss) comes back.
-struct ChildProcess {
-    let pid: pid_t
+public struct ChildProcess: Sendable {
+    public let pid: pid_t
 
-    struct Exit {
+    public struct Exit: Sendable {
         /// The exit status, or 128 + the signal that ended it.
-        var status: Int32
-        var cpuSeconds: Double
-        var maxRSSKiB: Int
-        var timedOut: Bool
+        public var status: Int32
+        public var cpuSeconds: Double
+        public var maxRSSKiB: Int
+        public var timedOut: Bool
     }
 
-    static func spawn(
+    public static func spawn(
         _ arguments: [String], stdout: String?, stderr: String?, environment: [String: String] = [:],
         newProcessGroup: Bool = false
     ) throws -> ChildProcess {
@@ -62,7 +62,7 @@ struct ChildProcess {
     }
 
     /// Waits for the child, polling every 10 ms; past `timeout` seconds it is SIGKILLed.
-    func wait(timeout: Double) -> Exit {
+    public func wait(timeout: Double) -> Exit {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .milliseconds(Int(timeout * 1_000)))
         var timedOut = false
@@ -82,12 +82,16 @@ struct ChildProcess {
             (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Exit(
             status: exitStatus,
-            cpuSeconds: ProcessResources.seconds(usage.ru_utime) + ProcessResources.seconds(usage.ru_stime),
+            cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
             maxRSSKiB: Int(usage.ru_maxrss), timedOut: timedOut)
     }
 
+    private func seconds(_ time: timeval) -> Double {
+        Double(time.tv_sec) + Double(time.tv_usec) / 1e6
+    }
+
     /// Runs a command to completion; throws with its output when it fails.
-    static func run(_ arguments: [String], in folder: String, timeout: Double = 600) throws {
+    public static func run(_ arguments: [String], in folder: String, timeout: Double = 600) throws {
         let out = folder + "/cmd.out", err = folder + "/cmd.err"
         let exit = try spawn(arguments, stdout: out, stderr: err).wait(timeout: timeout)
         guard exit.status == 0 else {
@@ -98,13 +102,13 @@ struct ChildProcess {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
-enum Files {
-    static func read(_ path: String) -> String? {
+public enum Files {
+    public static func read(_ path: String) -> String? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -117,21 +121,21 @@ enum Files {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func write(_ path: String, _ text: String) throws {
+    public static func write(_ path: String, _ text: String) throws {
         guard let file = fopen(path, "w") else { throw HarnessError("cannot write \(path)") }
         defer { fclose(file) }
         let bytes = Array(text.utf8)
         guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { throw HarnessError("cannot write \(path)") }
     }
 
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-    static func modificationTime(_ path: String) -> Int {
+    public static func modificationTime(_ path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_mtim.tv_sec) : 0
     }
 
-    static func makeDirectories(_ path: String) {
+    public static func makeDirectories(_ path: String) {
         var current = ""
         for component in path.split(separator: "/") {
             current += "/" + component
@@ -139,7 +143,7 @@ enum Files {
         }
     }
 
-    static func makeTemporaryDirectory(_ prefix: String) throws -> String {
+    public static func makeTemporaryDirectory(_ prefix: String) throws -> String {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
@@ -147,12 +151,19 @@ enum Files {
     }
 
     /// Finds a program on PATH.
-    static func which(_ program: String) -> String? {
+    public static func which(_ program: String) -> String? {
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         for folder in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] {
             let candidate = "\(folder)/\(program)"
             if access(candidate, X_OK) == 0 { return candidate }
         }
         return nil
+    }
+}
+
+extension Files {
+    /// `rm -rf` for a folder the harness made itself.
+    public static func removeTree(_ path: String) throws {
+        try FileManager.default.removeItem(atPath: path)
     }
 }

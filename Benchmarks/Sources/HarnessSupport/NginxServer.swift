@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// The fixture nginx (Fixtures/servers/nginx) on loopback for one harness run: one worker,
 /// unlimited keep-alive, HTTP and HTTPS (Fixtures/certs/localhost-chain.pem), the docroot that
@@ -9,12 +10,12 @@ import Glibc
 /// 127.0.0.1:0 and closing the sockets; if another process takes one first, nginx exits with
 /// "Address already in use" and `start` tries again with fresh ports (up to 5 times).
 /// Readiness: nginx writes its pid file after binding; then one TCP connect to each port.
-final class NginxServer {
-    let port: Int
-    let tlsPort: Int
+public final class NginxServer: Sendable {
+    public let port: Int
+    public let tlsPort: Int
     private let pid: pid_t
     private let prefix: String
-    private var stopped = false
+    private let stopped = Mutex(false)
 
     private init(port: Int, tlsPort: Int, pid: pid_t, prefix: String) {
         self.port = port
@@ -23,7 +24,7 @@ final class NginxServer {
         self.prefix = prefix
     }
 
-    static func start(repo: RepoPaths, workFolder: String) throws -> NginxServer {
+    public static func start(repo: RepoPaths, workFolder: String) throws -> NginxServer {
         guard let nginx = Files.which("nginx") else { throw HarnessError("nginx not found: run scripts/setup.sh") }
         let docroot = "\(repo.buildFolder)/docroot-\(repo.prepareScriptHash)"
         var lastError = ""
@@ -54,7 +55,7 @@ final class NginxServer {
         while clock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                stopped = true
+                stopped.withLock { $0 = true }
                 return false
             }
             if let text = Files.read(prefix + "/nginx.pid"), Int32(text.filter(\.isNumber)) == pid,
@@ -67,9 +68,12 @@ final class NginxServer {
         return false
     }
 
-    func stop() {
-        guard !stopped else { return }
-        stopped = true
+    public func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         kill(pid, SIGTERM)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(5))
@@ -133,20 +137,22 @@ final class NginxServer {
 }
 
 /// Where the harness finds the repository's files and keeps its own.
-struct RepoPaths {
-    let root: String
+public struct RepoPaths: Sendable {
+    public let root: String
 
-    var benchmarks: String { root + "/Benchmarks" }
-    var buildFolder: String { benchmarks + "/.build/throughput" }
-    var prepareScript: String { root + "/Fixtures/servers/nginx/prepare.py" }
-    var certificateChain: String { root + "/Fixtures/certs/localhost-chain.pem" }
-    var certificateKey: String { root + "/Fixtures/certs/localhost.key" }
-    var caFile: String { root + "/Fixtures/certs/ca.pem" }
-    var crefSource: String { benchmarks + "/cref/cref.c" }
-    var setupScript: String { root + "/scripts/setup.sh" }
+    public init(root: String) { self.root = root }
+
+    public var benchmarks: String { root + "/Benchmarks" }
+    public var buildFolder: String { benchmarks + "/.build/throughput" }
+    public var prepareScript: String { root + "/Fixtures/servers/nginx/prepare.py" }
+    public var certificateChain: String { root + "/Fixtures/certs/localhost-chain.pem" }
+    public var certificateKey: String { root + "/Fixtures/certs/localhost.key" }
+    public var caFile: String { root + "/Fixtures/certs/ca.pem" }
+    public var crefSource: String { benchmarks + "/cref/cref.c" }
+    public var setupScript: String { root + "/scripts/setup.sh" }
 
     /// FNV-1a of prepare.py: a changed script makes a new docroot.
-    var prepareScriptHash: String {
+    public var prepareScriptHash: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in (Files.read(prepareScript) ?? "").utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
@@ -156,7 +162,7 @@ struct RepoPaths {
 
     /// `--repo-root`, else the first folder up from the working directory holding
     /// Fixtures/servers/nginx/prepare.py, else the checkout this binary was built from.
-    static func find(_ explicit: String?) throws -> RepoPaths {
+    public static func find(_ explicit: String?) throws -> RepoPaths {
         if let explicit { return RepoPaths(root: explicit) }
         var candidates: [String] = []
         do {
@@ -166,7 +172,7 @@ struct RepoPaths {
                 folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)])
             }
         }
-        // #filePath: <root>/Benchmarks/Sources/Throughput/NginxServer.swift
+        // #filePath: <root>/Benchmarks/Sources/HarnessSupport/NginxServer.swift
         var source = #filePath
         for _ in 0..<4 { source = String(source[..<(source.lastIndex(of: "/") ?? source.startIndex)]) }
         candidates.append(source)
