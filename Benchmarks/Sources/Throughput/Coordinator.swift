@@ -87,7 +87,7 @@ struct Coordinator: ParsableCommand {
                 for client in order {
                     index += 1
                     let result = runner.run(client, scenario, round: round + 1)
-                    records.append(RunRecord(round: round + 1, result: result))
+                    records.append(RunRecord(round: round + 1, loadAverage: Machine.loadAverage()[0], result: result))
                     say(Progress.line(index: index, total: total, scenario: scenario, round: round + 1, result: result))
                 }
             }
@@ -157,6 +157,15 @@ func say(_ line: String) {
 }
 
 struct RunSettings: Codable {
+    /// "release" or "debug": how this binary was built. Only release numbers mean anything;
+    /// scripts/throughput.sh builds debug for --quick, which asserts nothing about speed.
+    var build: String = {
+        #if DEBUG
+        "debug"
+        #else
+        "release"
+        #endif
+    }()
     var quick: Bool
     var rounds: Int
     var warmup: Double
@@ -165,6 +174,9 @@ struct RunSettings: Codable {
 
 struct RunRecord: Codable {
     var round: Int
+    /// The machine's 1-minute load average when the run ended (a shared machine: read the
+    /// numbers beside it).
+    var loadAverage: Double
     var result: WorkerResult
 }
 

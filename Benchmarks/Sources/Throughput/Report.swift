@@ -165,6 +165,7 @@ enum Output {
     static func markdown(_ report: ReportData) -> String {
         var text = "# Bluebonnet throughput\n\n"
         let s = report.settings
+        if s.build != "release" { text += "**\(s.build) build: these numbers say nothing about speed.**\n\n" }
         text += "\(report.started) · \(s.quick ? "quick, " : "")\(s.rounds) round(s) × \(Format.number(s.duration)) s measured"
         text += " after \(Format.number(s.warmup)) s warm-up · \(report.machine.cores) cores · load average"
         text += " \(report.machine.loadAverageBefore.map { String(format: "%.2f", $0) }.joined(separator: " ")) before,"
