@@ -49,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "BluebonnetTransport",
-            dependencies: ["BluebonnetCore"]
+            dependencies: ["BluebonnetCore", "BluebonnetPosix", "BluebonnetTLS"]
         ),
         .target(
             name: "BluebonnetTestSupport",
@@ -80,7 +80,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetTransportTests",
-            dependencies: ["BluebonnetTransport", "BluebonnetCore", "BluebonnetTestSupport"]
+            dependencies: [
+                "BluebonnetTransport", "BluebonnetCore", "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTestSupport",
+            ]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
