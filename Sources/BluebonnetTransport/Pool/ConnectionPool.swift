@@ -46,7 +46,7 @@ public final class ConnectionPool: Sendable {
     /// What one event needs done after unlocking.
     private enum Work {
         case create(PoolStateMachine.ConnectionID, PoolKey, Endpoint)
-        case lease(PooledConnection, detachWatcher: Bool, CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
+        case lease(PooledConnection, detach: Bool, CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
         case fail(TransportError, CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
         case close(Connection)
         case watch(Connection, PoolStateMachine.ConnectionID, epoch: UInt64)
@@ -212,14 +212,16 @@ public final class ConnectionPool: Sendable {
                 guard var entry = state.connections[id] else { preconditionFailure("lease of unknown \(id)") }
                 entry.uses += 1
                 entry.leaseEpoch += 1
-                let detach = entry.watched
+                // A reused connection is cleaned on its loop before it is handed over: the idle
+                // watcher (or the previous lease's delegate) goes, reading stops.
+                let detach = entry.watched || entry.uses > 1
                 entry.watched = false
                 state.connections[id] = entry
                 let pooled = PooledConnection(
                     connection: entry.connection, connectionID: id, requestID: request, key: entry.key,
                     isReused: entry.uses > 1)
                 if let continuation = state.waiters.removeValue(forKey: request) {
-                    work.append(.lease(pooled, detachWatcher: detach, continuation))
+                    work.append(.lease(pooled, detach: detach, continuation))
                 }
             case .failLease(let request, let error):
                 if let continuation = state.waiters.removeValue(forKey: request) {
@@ -282,10 +284,8 @@ public final class ConnectionPool: Sendable {
             }
             let connection = pooled.connection
             connection.eventLoop.execute {
-                if connection.delegate is IdleWatcher {
-                    connection.stopReading()
-                    connection.delegate = nil
-                }
+                connection.stopReading()
+                connection.delegate = nil
                 continuation.resume(returning: .success(pooled))
             }
         case .fail(let error, let continuation):
