@@ -35,6 +35,29 @@ extension TransportSocketTests {
             await server.stop()
         }
 
+        /// TLS 1.3 session tickets arrive after the handshake: a connection that read something
+        /// has stored one, and the next connection to the origin resumes.
+        @Test func aSecondConnectionResumesTheSession() async throws {
+            let server = try await TestServer.start(.echo, tls: try Certs.serverContext())
+            var configuration = try Certs.clientConfiguration()
+            configuration.applicationProtocols = ["http/1.1", "resumption-test-\(server.port)"]  // a context of its own
+            let endpoint = Endpoint(host: "localhost", port: server.port, tls: configuration)
+            try await withGroup { group in
+                let first = try await Connector.connect(to: endpoint, on: group.next())
+                #expect(first.tls?.resumed == false)
+                let recorder = Recorder()
+                try await first.attach(recorder)
+                try await first.onLoop { $0.write(ByteBuffer(string: "ping")) }
+                _ = await recorder.events.wait { $0.bytes.count >= 4 }
+                try await first.onLoop { $0.close() }
+                _ = await recorder.events.wait { $0.closed > 0 }
+                let second = try await Connector.connect(to: endpoint, on: group.next())
+                #expect(second.tls?.resumed == true)
+                try await second.onLoop { $0.close() }
+            }
+            await server.stop()
+        }
+
         @Test func anIPAddressIsVerifiedAgainstIPSubjectAltNames() async throws {
             let server = try await TestServer.start(.echo, tls: try Certs.serverContext())
             try await withGroup { group in
