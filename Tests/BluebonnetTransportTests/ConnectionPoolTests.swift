@@ -141,6 +141,47 @@ extension TransportSocketTests {
             await server.stop()
         }
 
+        /// Bytes nobody asked for on an idle connection mean it is out of step: it is dropped.
+        @Test func unexpectedBytesOnAnIdleConnectionDropIt() async throws {
+            let server = try await TestServer.start(.echo)
+            try await withGroup { group in
+                let pool = ConnectionPool(group: group)
+                let first = try await pool.lease(Self.plain(server))
+                let connection = first.connection
+                pool.release(first, reusable: true)
+                try await server.sendToPeers("HTTP/1.1 408 Request Timeout\r\n\r\n")
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    connection.eventLoop.execute { connection.whenClosed { done.resume() } }
+                }
+                #expect(pool.connectionCount == 0)
+                let second = try await pool.lease(Self.plain(server))
+                #expect(!second.isReused && second.connection !== connection)
+                pool.release(second, reusable: true)
+                await pool.shutdown()
+            }
+            await server.stop()
+        }
+
+        @Test func anIdleConnectionClosesAfterTheIdleTimeout() async throws {
+            let server = try await TestServer.start(.echo)
+            try await withGroup { group in
+                let pool = ConnectionPool(group: group, configuration: .init(idleTimeout: .milliseconds(50)))
+                let pooled = try await pool.lease(Self.plain(server))
+                let connection = pooled.connection
+                let released = ContinuousClock.now
+                pool.release(pooled, reusable: true)
+                #expect(pool.idleConnectionCount == 1)
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    connection.eventLoop.execute { connection.whenClosed { done.resume() } }
+                }
+                #expect(ContinuousClock.now - released >= .milliseconds(50))
+                #expect(pool.connectionCount == 0)
+                #expect(await server.stats.wait { $0.open == 0 }.open == 0)
+                await pool.shutdown()
+            }
+            await server.stop()
+        }
+
         @Test func aFailedConnectFailsTheLease() async throws {
             let port = try closedPort()
             try await withGroup { group in

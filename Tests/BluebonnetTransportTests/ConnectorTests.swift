@@ -145,6 +145,15 @@ extension TransportSocketTests {
             }
         }
 
+        @Test func tlsOverAUnixSocketNeedsAServerName() async throws {
+            try await withGroup { group in
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(to: Endpoint(unixPath: "/tmp/x.sock", tls: .default), on: group.next())
+                }
+                #expect(error?.kind == .invalidEndpoint)
+            }
+        }
+
         @Test func anInvalidNameFailsResolution() async throws {
             try await withGroup { group in
                 let error = await #expect(throws: TransportError.self) {

@@ -113,6 +113,13 @@ final class TestServer: @unchecked Sendable {
         }
     }
 
+    /// Sends `text` on every accepted connection (unasked: for the idle-watcher tests).
+    func sendToPeers(_ text: String) async throws {
+        try await loop.submit {
+            for peer in self.peers.values { peer.push(ByteBuffer(string: text)) }
+        }
+    }
+
     /// Closes the listener and every connection, and stops the loop.
     func stop() async {
         _ = try? await loop.submit {
@@ -178,6 +185,11 @@ private final class Peer {
             flush()
         }
         updateInterest()
+    }
+
+    func push(_ plaintext: ByteBuffer) {
+        send(plaintext)
+        flush()
     }
 
     private func send(_ plaintext: ByteBuffer) {

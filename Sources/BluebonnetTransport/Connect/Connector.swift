@@ -426,7 +426,7 @@ final class ConnectOperation: @unchecked Sendable {
     /// Ends the operation: cleans up whatever is left and hands the result over (a connection
     /// nobody waits for any more is closed).
     private func finish(_ result: Result<Connection, TransportError>) {
-        guard phase != .done || result.isSuccess else { return }
+        guard phase != .done else { return }
         phase = .done
         timer?.cancel()
         timer = nil
@@ -437,8 +437,4 @@ final class ConnectOperation: @unchecked Sendable {
         engine = nil
         if !deliver(result), case .success(let connection) = result { connection.abort() }
     }
-}
-
-extension Result {
-    fileprivate var isSuccess: Bool { if case .success = self { true } else { false } }
 }
