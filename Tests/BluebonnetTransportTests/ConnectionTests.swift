@@ -109,8 +109,10 @@ extension TransportSocketTests {
             }
         }
 
-        @Test(arguments: [false, true])
-        func writingEightMiBAppliesBackpressureAndDrains(tls: Bool) async throws {
+        /// One 8 MiB buffer, or the same bytes as 4096 slices (more than one `sendmsg` takes:
+        /// `IOV_MAX` is 1024), plain and TLS.
+        @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+        func writingEightMiBAppliesBackpressureAndDrains(tls: Bool, pieces: Bool) async throws {
             let server = try await TestServer.start(.sink(paused: true), tls: tls ? try Certs.serverContext() : nil)
             try await withGroup { group in
                 let endpoint = tls ? try Self.tlsEndpoint(port: server.port) : Endpoint(host: "127.0.0.1", port: server.port)
@@ -121,8 +123,13 @@ extension TransportSocketTests {
                 let block = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) }
                 var payload = ByteBuffer(capacity: size)
                 for _ in 0..<(size / block.count) { payload.writeBytes(block) }
-                let pending = try await connection.onLoop { [payload] connection -> Int in
-                    connection.write(payload)
+                var buffers = [payload]
+                if pieces {
+                    let step = size / 4096
+                    buffers = (0..<4096).map { payload.getSlice(($0 * step)..<(($0 + 1) * step)) }
+                }
+                let pending = try await connection.onLoop { [buffers] connection -> Int in
+                    connection.write(buffers)
                     return connection.pendingWriteBytes
                 }
                 #expect(pending > 0, "the kernel cannot take 8 MiB at once while the server does not read")
@@ -131,7 +138,9 @@ extension TransportSocketTests {
                 let events = await recorder.events.wait { $0.drained > 0 || $0.error != nil }
                 #expect(events.drained == 1 && events.error == nil)
                 #expect(try await connection.onLoop { $0.pendingWriteBytes } == 0)
-                #expect(await server.stats.wait { $0.received >= size }.received == size)
+                let stats = await server.stats.wait { $0.received >= size }
+            #expect(stats.received == size)
+            #expect(stats.sunk == payload, "every byte arrived once, in order")
                 try await connection.onLoop { $0.close() }
                 _ = await recorder.events.wait { $0.closed > 0 }
             }

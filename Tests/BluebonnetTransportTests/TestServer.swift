@@ -24,6 +24,8 @@ final class TestServer: @unchecked Sendable {
         var accepted = 0
         var open = 0
         var received = 0
+        /// What sink connections received, in order.
+        var sunk = ByteBuffer()
         var handshakes = 0
         var serverNames: [String] = []
     }
@@ -273,13 +275,18 @@ private final class Peer {
     }
 
     private func received(_ plaintext: ByteBuffer) {
-        server.stats.update { $0.received += plaintext.readableBytes }
         switch behavior {
         case .echo:
+            server.stats.update { $0.received += plaintext.readableBytes }
             send(plaintext)
             flush()
-        case .sink, .greetThenClose:
-            break
+        case .sink:
+            server.stats.update {
+                $0.received += plaintext.readableBytes
+                $0.sunk.writeBuffer(plaintext)
+            }
+        case .greetThenClose:
+            server.stats.update { $0.received += plaintext.readableBytes }
         }
     }
 
