@@ -28,10 +28,11 @@ public protocol ConnectionDelegate: AnyObject {
 public struct TLSInfo: Hashable, Sendable {
     /// The protocol version.
     public var version: TLSVersion?
-    /// The cipher suite's OpenSSL name.
-    public var cipherSuite: String?
-    /// The ALPN protocol the server selected, if any.
-    public var applicationProtocol: String?
+    /// The cipher suite's OpenSSL name, e.g. `TLS_AES_128_GCM_SHA256`.
+    public var cipher: String?
+    /// The application protocol the server selected with ALPN (RFC 7301), e.g. `http/1.1`; nil
+    /// when it selected none.
+    public var alpn: String?
     /// Whether the session was resumed (no full key exchange).
     public var resumed: Bool
     /// The peer's certificates as DER, leaf first (the verified chain when verification ran).
@@ -42,8 +43,8 @@ public struct TLSInfo: Hashable, Sendable {
     /// Reads the negotiated values from a finished engine.
     init(engine: TLSEngine) {
         version = engine.negotiatedVersion
-        cipherSuite = engine.cipherSuite
-        applicationProtocol = engine.applicationProtocol
+        cipher = engine.cipherSuite
+        alpn = engine.applicationProtocol
         resumed = engine.isSessionResumed
         peerCertificateChain = engine.peerCertificateChain
         peerPublicKeyInfo = engine.peerPublicKeyInfo
