@@ -44,6 +44,8 @@ extension TransportSocketTests {
                 await pool.shutdown()
                 #expect(!first.connection.isOpen)
                 #expect(server.stats.value.accepted == 1)
+                let loop = group.loops[0]
+                #expect(try await loop.submit { loop.registrationCount } == 0, "nothing left registered")
             }
             await server.stop()
         }
@@ -117,11 +119,14 @@ extension TransportSocketTests {
 
         /// The server closes a connection while it is idle in the pool: the idle watcher sees the
         /// FIN and drops it, so the next lease gets a fresh connection.
-        @Test func aConnectionClosedWhileIdleIsNotReused() async throws {
-            let server = try await TestServer.start(.echo)
+        @Test(arguments: [false, true])
+        func aConnectionClosedWhileIdleIsNotReused(tls: Bool) async throws {
+            let server = try await TestServer.start(.echo, tls: tls ? try Certs.serverContext() : nil)
+            let endpoint = tls
+                ? Endpoint(host: "localhost", port: server.port, tls: try Certs.clientConfiguration()) : Self.plain(server)
             try await withGroup { group in
                 let pool = ConnectionPool(group: group)
-                let first = try await pool.lease(Self.plain(server))
+                let first = try await pool.lease(endpoint)
                 let connection = first.connection
                 pool.release(first, reusable: true)
                 try await server.closePeers()
@@ -130,7 +135,7 @@ extension TransportSocketTests {
                 }
                 #expect(pool.idleConnectionCount == 0)
                 #expect(pool.connectionCount == 0)
-                let second = try await pool.lease(Self.plain(server))
+                let second = try await pool.lease(endpoint)
                 #expect(!second.isReused)
                 #expect(second.connectionID != first.connectionID)
                 #expect(try await Self.roundTrip(second, "fresh") == "fresh")
@@ -242,6 +247,30 @@ extension TransportSocketTests {
                 #expect(pool.connectionCount == 0)
             }
             await server.stop()
+        }
+
+        /// Shutdown while a connection is still being made: the waiting lease fails at once, and
+        /// shutdown returns when the attempt ends (here: the TLS handshake with a silent server
+        /// times out).
+        @Test func shutdownWaitsForConnectionsBeingMade() async throws {
+            let silent = try makeListener()
+            defer { _ = silent.descriptor }
+            let port = Int(try silent.localAddress().port!)
+            try await withGroup { group in
+                let pool = ConnectionPool(group: group, connectTimeouts: ConnectTimeouts(tlsHandshake: .milliseconds(200)))
+                let endpoint = Endpoint(host: "localhost", port: port, tls: try Certs.clientConfiguration())
+                let waiting = Task { () async throws -> PooledConnection in try await pool.lease(endpoint) }
+                while pool.connectionCount == 0 { await Task.yield() }
+                let started = ContinuousClock.now
+                let shutdown = Task { await pool.shutdown() }
+                let result = await waiting.result
+                #expect(throws: TransportError.poolShutDown) { try result.get() }
+                await shutdown.value
+                #expect(ContinuousClock.now - started >= .milliseconds(100))
+                #expect(pool.connectionCount == 0)
+                let loop = group.loops[0]
+                #expect(try await loop.submit { loop.registrationCount } == 0)
+            }
         }
 
         /// Many leases over a few connections: connects per second on loopback, and every lease
