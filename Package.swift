@@ -9,6 +9,7 @@ let package = Package(
     name: "Bluebonnet",
     products: [
         .library(name: "Bluebonnet", targets: ["Bluebonnet"]),
+        .library(name: "BluebonnetFoundation", targets: ["BluebonnetFoundation"]),
         .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
@@ -60,6 +61,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "BluebonnetFoundation",
+            dependencies: ["Bluebonnet"]
+        ),
+        .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
         ),
@@ -95,6 +100,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetTests",
             dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetFoundationTests",
+            dependencies: ["BluebonnetFoundation", "Bluebonnet"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
