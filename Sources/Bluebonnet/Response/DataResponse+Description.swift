@@ -13,7 +13,7 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// durations and result.
     ///
     /// Values of `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are shown as
-    /// `***` (this text ends up in logs; ``HTTPRequest/cURLDescription(credential:redactedHeaders:)``
+    /// `***` (this text ends up in logs; ``HTTPRequest/cURLDescription(credential:redactingHeaders:)``
     /// is the unredacted reproduction). Bodies are shown as UTF-8 text up to 4 KiB, otherwise
     /// as their size.
     public var debugDescription: String {
