@@ -34,7 +34,7 @@ extension HTTPRequest {
         switch method {
         case .head: lines.append("--head")
         case .get where !hasBody, .post where hasBody: break
-        default: lines.append("-X " + Self.shellQuoted(method.rawValue))
+        default: lines.append("-X " + Self.shellWord(method.rawValue))
         }
         if let credential {
             lines.append("-u " + Self.shellQuoted("\(credential.user):\(credential.password)"))
@@ -59,6 +59,14 @@ extension HTTPRequest {
         if url.contains(where: { "[]{}".contains($0) }) { lines.append("--globoff") }
         lines.append(Self.shellQuoted(url))
         return pipe + lines.joined(separator: " \\\n\t")
+    }
+
+    /// `text` as it is when it has only characters no shell treats specially, else quoted.
+    static func shellWord(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.,:/@%+=".unicodeScalars.contains($0))
+        }
+        return plain ? text : shellQuoted(text)
     }
 
     /// `text` as one POSIX shell word: single-quoted, with `'` written as `'\''`.

@@ -63,6 +63,8 @@ import Testing
         Row(method: .post, body: "@/etc/passwd", expected: ["curl", "-v", "-H", "Content-Type:", "--data-raw", "@/etc/passwd", "https://example.com/a?b=1&c=2"]),
         Row(method: .post, body: "line1\nline2", expected: ["curl", "-v", "-H", "Content-Type:", "--data-raw", "line1\nline2", "https://example.com/a?b=1&c=2"]),
         Row(method: .get, url: "http://[::1]:8080/x", expected: ["curl", "-v", "--globoff", "http://[::1]:8080/x"]),
+        Row(method: "ODD METHOD'", expected: ["curl", "-v", "-X", "ODD METHOD'", "https://example.com/a?b=1&c=2"]),
+        Row(method: .options, url: "https://example.com/it's", expected: ["curl", "-v", "-X", "OPTIONS", "https://example.com/it's"]),
     ]
 
     static func request(_ row: Row) -> HTTPRequest {
@@ -72,6 +74,14 @@ import Testing
     @Test(arguments: rows)
     func splitsBackIntoTheSameWords(_ row: Row) {
         #expect(Self.words(Self.request(row).cURLDescription()) == row.expected)
+    }
+
+    @Test func formatIsOneOptionPerContinuedLine() {
+        let request = TestRequests.make(
+            "https://example.com/a", method: .put, headers: ["Accept": "application/json"], body: Data("{}".utf8))
+        #expect(
+            request.cURLDescription()
+                == "curl -v \\\n\t-X PUT \\\n\t-H 'Accept: application/json' \\\n\t-H 'Content-Type:' \\\n\t--data-raw '{}' \\\n\t'https://example.com/a'")
     }
 
     @Test func credentialsAndRedaction() {
