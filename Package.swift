@@ -8,6 +8,7 @@ import PackageDescription
 let package = Package(
     name: "Bluebonnet",
     products: [
+        .library(name: "Bluebonnet", targets: ["Bluebonnet"]),
         .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
@@ -52,6 +53,13 @@ let package = Package(
             dependencies: ["BluebonnetCore"]
         ),
         .target(
+            name: "Bluebonnet",
+            dependencies: [
+                "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression",
+                "BluebonnetTransport", "BluebonnetPosix", "BluebonnetTLS",
+            ]
+        ),
+        .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
         ),
@@ -81,6 +89,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetTransportTests",
             dependencies: ["BluebonnetTransport", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetTests",
+            dependencies: ["Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
