@@ -199,7 +199,13 @@ extension HTTP1Exchange {
         /// The next part of a streamed body. Written at once (chunked: prefix, part, suffix in one
         /// write, without copying the part); ignored once the request side is done or abandoned, or
         /// when empty. More bytes than a declared length fail the exchange (`invalidRequestBody`).
+        ///
+        /// - Precondition: the first `.demandBodyPart` was returned (a body held for `100 Continue`
+        ///   is not asked for yet).
         mutating func bodyPartProvided(_ part: ByteBuffer) -> [Action] {
+            if case .running(.waitingForContinue, _) = state {
+                assertionFailure("a streamed body part was provided before the first .demandBodyPart")
+            }
             guard case .running(.streaming, let response) = state, part.readableBytes > 0 else { return [] }
             var actions: [Action] = []
             if let length = streamLength {
@@ -220,8 +226,11 @@ extension HTTP1Exchange {
         /// Chunked: writes the last chunk (trailers validated like headers; a refused trailer is a
         /// `localProtocol` failure). Declared length: fails with `invalidRequestBody` when fewer
         /// bytes were provided, or when trailers are given (they need chunked framing). Ignored once
-        /// the request side is done or abandoned.
+        /// the request side is done or abandoned. Same precondition as `bodyPartProvided`.
         mutating func bodyEnded(trailers: HTTPHeaders? = nil) -> [Action] {
+            if case .running(.waitingForContinue, _) = state {
+                assertionFailure("a streamed body ended before the first .demandBodyPart")
+            }
             guard case .running(.streaming, let response) = state else { return [] }
             var actions: [Action] = []
             if let length = streamLength {
@@ -457,16 +466,17 @@ extension HTTP1Exchange {
 
         private mutating func succeed(trailers: HTTPFields?, request: RequestProgress, _ actions: [Action]) -> [Action] {
             var actions = actions
-            let waitsForDrain: Bool
-            if case .complete = request { waitsForDrain = writesOutstanding } else { waitsForDrain = false }
+            let requestComplete: Bool
+            if case .complete = request { requestComplete = true } else { requestComplete = false }
+            let reusable = requestComplete && parser.isReusable && !parser.hasBufferedBytes
+            // A reusable connection whose last request bytes are still draining is handed back
+            // after the drain; the idle-write timer keeps watching it until then.
+            let waitsForDrain = reusable && writesOutstanding
             for kind in TimerKind.allCases where !(waitsForDrain && kind == .idleWrite) {
                 disarm(kind, &actions)
             }
             actions.append(.succeed(trailers: trailers))
-            let requestComplete: Bool
-            if case .complete = request { requestComplete = true } else { requestComplete = false }
-            let reusable = requestComplete && parser.isReusable && !parser.hasBufferedBytes
-            if reusable && waitsForDrain {
+            if waitsForDrain {
                 state = .succeededAwaitingDrain
                 return actions
             }
