@@ -92,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetTests",
-            dependencies: ["Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetTestSupport"]
+            dependencies: ["Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",

@@ -1,3 +1,4 @@
+import BluebonnetCompression
 import BluebonnetHTTP1
 
 /// Why an HTTP/1 exchange (one request and its response on one connection) failed.
@@ -17,6 +18,7 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
             case connectionClosedBeforeResponse, connectionClosedDuringResponse
             case idleReadTimeout, idleWriteTimeout, totalTimeout
             case cancelled, transport
+            case responseBodyTooLarge, contentDecoding
         }
 
         fileprivate let base: Base
@@ -44,6 +46,11 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
         static let cancelled = Kind(.cancelled)
         /// The transport failed (`underlyingError` says how).
         static let transport = Kind(.transport)
+        /// An in-memory response body grew past its limit (`maximumResponseBodyBytes`).
+        static let responseBodyTooLarge = Kind(.responseBodyTooLarge)
+        /// The body could not be content-decoded, or broke a decompression limit
+        /// (`underlyingError` is the `CompressionError`).
+        static let contentDecoding = Kind(.contentDecoding)
 
         var description: String { base.rawValue }
     }
@@ -59,6 +66,8 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
         case totalTimeout
         case cancelled
         case transport(any Error & Sendable)
+        case responseBodyTooLarge(limit: Int)
+        case contentDecoding(CompressionError)
     }
 
     private let code: Code
@@ -86,6 +95,8 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
         case .totalTimeout: .totalTimeout
         case .cancelled: .cancelled
         case .transport: .transport
+        case .responseBodyTooLarge: .responseBodyTooLarge
+        case .contentDecoding: .contentDecoding
         }
     }
 
@@ -114,7 +125,8 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
         case .localProtocol(let error): error
         case .connectionClosedBeforeResponse(let error), .connectionClosedDuringResponse(let error): error
         case .transport(let error): error
-        case .invalidRequestBody, .idleReadTimeout, .idleWriteTimeout, .totalTimeout, .cancelled: nil
+        case .contentDecoding(let error): error
+        case .invalidRequestBody, .idleReadTimeout, .idleWriteTimeout, .totalTimeout, .cancelled, .responseBodyTooLarge: nil
         }
     }
 
@@ -133,6 +145,8 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
         case .totalTimeout: text = "total timeout"
         case .cancelled: text = "cancelled"
         case .transport(let error): text = "transport failure: \(error)"
+        case .responseBodyTooLarge(let limit): text = "the response body is larger than \(limit) bytes"
+        case .contentDecoding(let error): text = "the response body cannot be decoded: \(error)"
         }
         if isOnReusedConnection { text += " [reused connection]" }
         return text
@@ -185,6 +199,13 @@ extension ExchangeError {
 
     static func transport(_ underlying: any Error & Sendable, _ context: Context) -> ExchangeError {
         ExchangeError(.transport(underlying), context)
+    }
+
+    static func rejected(_ reason: HTTP1Exchange.Rejection, _ context: Context) -> ExchangeError {
+        switch reason {
+        case .bodyTooLarge(let limit): ExchangeError(.responseBodyTooLarge(limit: limit), context)
+        case .contentDecoding(let error): ExchangeError(.contentDecoding(error), context)
+        }
     }
 
     private init(_ code: Code, _ context: Context) {

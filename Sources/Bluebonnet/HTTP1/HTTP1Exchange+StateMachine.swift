@@ -364,6 +364,14 @@ extension HTTP1Exchange {
             return fail(.cancelled(context), [])
         }
 
+        /// The response sink refused what it was given (a body too large, a body that cannot be
+        /// decoded): fail with that reason and close, since the rest of the response is unread.
+        /// Ignored once the exchange ended.
+        mutating func responseRejected(_ reason: Rejection) -> [Action] {
+            guard case .running = state else { return [] }
+            return fail(.rejected(reason, context), [])
+        }
+
         // MARK: Parsing
 
         /// Runs the parser until it needs more bytes, the response ends or it fails.

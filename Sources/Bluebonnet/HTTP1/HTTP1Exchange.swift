@@ -1,3 +1,4 @@
+import BluebonnetCompression
 import BluebonnetCore
 
 /// One HTTP/1.1 request and its response on one connection: where the wire codec meets the
@@ -25,6 +26,14 @@ enum HTTP1Exchange {
             case .stream: false
             }
         }
+    }
+
+    /// Why the response sink refused the response, failing the exchange.
+    enum Rejection: Error, Sendable {
+        /// An in-memory body grew past this many bytes.
+        case bodyTooLarge(limit: Int)
+        /// The body could not be content-decoded.
+        case contentDecoding(CompressionError)
     }
 
     /// The timers an exchange runs. Each is armed and cancelled by the state machine's actions.
