@@ -56,7 +56,7 @@ let package = Package(
             name: "Bluebonnet",
             dependencies: [
                 "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression",
-                "BluebonnetTransport", "BluebonnetPosix", "BluebonnetTLS",
+                "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport",
             ]
         ),
         .target(
@@ -96,6 +96,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
+            dependencies: ["BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetIntegrationTests",
             dependencies: ["BluebonnetTestSupport"]
         ),
     ],

@@ -18,9 +18,12 @@ if grep -E "warning:" "$log" | grep -E "^($root/)?(Sources|Tests|Package\.swift)
   exit 1
 fi
 
+total=0
 check_passed() {
-  grep -qE "Test run with [1-9][0-9]* tests? .*passed" "$log" || {
+  local line
+  line=$(grep -E "Test run with [1-9][0-9]* tests? .*passed" "$log" | tail -n 1) || {
     echo "FAIL: no passing test run reported" >&2; exit 1; }
+  total=$(( total + $(echo "$line" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/') ))
 }
 
 echo "== tests"
@@ -36,3 +39,6 @@ if [ -f Fuzz/Package.swift ]; then
   echo "== fuzz (bounded)"
   bash scripts/fuzz.sh
 fi
+
+# One closing line for whoever reads the end of this log.
+echo "tests: ${total} passed, 0 failed"

@@ -122,6 +122,13 @@ extension HTTP1Exchange {
             self.isReusedConnection = isReusedConnection
         }
 
+        /// Whether the request body is being streamed: parts are wanted (after the first
+        /// `.demandBodyPart`) until `bodyEnded`, an early response or the end.
+        var isStreamingBody: Bool {
+            if case .running(.streaming, _) = state { return true }
+            return false
+        }
+
         /// Whether the timer `kind` is armed.
         func isArmed(_ kind: TimerKind) -> Bool { armed & (1 << kind.rawValue) != 0 }
 

@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+"""Bluebonnet's fault server: a raw-TCP HTTP/1.1 server that misbehaves on purpose.
+
+  python3 fault_server.py [--host 127.0.0.1] [--port 0] [--also-ipv6]
+
+Python 3.11 standard library only. Binds loopback only (127.0.0.0/8 or ::1; any other --host is
+refused). With --port 0 (the default) the OS picks the port. The first line on stdout is always
+`LISTENING <port>` (flushed): that line is the readiness signal. With --also-ipv6 the same port is
+also bound on ::1 when the machine has IPv6 (best effort; the line then reads
+`LISTENING <port> ipv6`). Stops on SIGTERM/SIGINT: closes every connection and exits 0.
+
+Every connection reads the request head properly (up to 64 KiB) and, for the paths that answer,
+the whole body (Content-Length or chunked; `Expect: 100-continue` gets `100 Continue` first)
+before it acts. HTTP/1.1 connections stay open unless the client sends `Connection: close`;
+HTTP/1.0 ones close unless it sends `Connection: keep-alive`. HEAD gets the same head, no body.
+Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to see.
+
+| path (query)                         | behaviour |
+|--------------------------------------|-----------|
+| /ok?size=N                           | 200, Content-Length N (default 2: "ok"), keep-alive |
+| /conn                                | 200 JSON {"conn": n, "request_index": k}: n numbers TCP connections (1 = first accepted), k counts requests on this one (1 = fresh) |
+| /close-idle?after_ms=D               | 200 keep-alive, then FIN once the connection has been idle D ms (default 100); a request arriving earlier is served and the idle limit stays D |
+| /close-after-response                | 200 with `Connection: keep-alive`, then FIN at once (a stale pooled connection) |
+| /rst-after-response                  | 200 with `Connection: keep-alive`, then RST (SO_LINGER 0) once the client has ACKed the response |
+| /reset-mid-body?size=N&after=K       | Content-Length N (default 1000), K bytes (default N/2), RST after they are ACKed |
+| /close-mid-body?size=N&after=K       | same, FIN instead of RST |
+| /chunked-truncated                   | chunked body, three chunks, no last chunk, then FIN |
+| /stall-head                          | reads the whole request (and anything after it), never answers; closes when the client does |
+| /accept-never-answer                 | reads the head only (routing needs it), then neither reads nor answers; closes after --hold s |
+| /stall-body?size=N&after=K           | head with Content-Length N (default 1000) + K bytes (default N/2), then nothing; closes when the client does |
+| /slow?bytes_per_s=B&size=N           | Content-Length N (default 1000) sent at about B bytes/s (default 1000), 20 ms steps |
+| /no-read                             | reads the head only, shrinks the socket's SO_RCVBUF to 4 KiB and stops reading, never answers: a large upload blocks (idle-write timeout); closes after --hold s |
+| /garbage                             | 1 KiB of deterministic random-looking non-HTTP bytes, then FIN |
+| /raw?b64=DATA                        | exactly the base64-decoded DATA (standard or URL-safe alphabet, padding optional), then FIN |
+| /echo                                | 200 JSON {"method", "target", "version", "headers": [[name, value], ...], "body_length", "body_sha256"}, keep-alive |
+| /redirect?to=URL&status=S            | S (default 302) with `Location: URL`, empty body |
+| /status/S                            | status S with a short text body (none for 1xx/204/304) |
+| anything else                        | 404 |
+
+Malformed requests get 400 and a close. The RST/FIN-after-ACK paths wait (bounded, 2 s) until the
+kernel's send queue is empty (SIOCOUTQ), so the client has the bytes before the reset arrives.
+"""
+import argparse
+import asyncio
+import base64
+import fcntl
+import hashlib
+import http
+import ipaddress
+import json
+import random
+import signal
+import socket
+import struct
+import sys
+import termios
+from urllib.parse import parse_qs, urlsplit
+
+MAX_HEAD = 64 * 1024
+PATTERN = b"0123456789abcdef"
+
+
+class BadRequest(Exception):
+    pass
+
+
+def pattern_bytes(n, start=0):
+    """n bytes of PATTERN, as if the pattern started at offset 0 of the body."""
+    if n <= 0:
+        return b""
+    reps = (start % len(PATTERN) + n) // len(PATTERN) + 1
+    s = start % len(PATTERN)
+    return (PATTERN * reps)[s:s + n]
+
+
+def reason(status):
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "Status"
+
+
+class Request:
+    def __init__(self, method, target, version, headers):
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers  # list of (name, value) as received
+        parts = urlsplit(target)
+        self.path = parts.path
+        self.query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        self.body_length = 0
+        self.body_sha256 = hashlib.sha256().hexdigest()
+
+    def header(self, name):
+        name = name.lower()
+        for n, v in self.headers:
+            if n.lower() == name:
+                return v
+        return None
+
+    def tokens(self, name):
+        out = []
+        name = name.lower()
+        for n, v in self.headers:
+            if n.lower() == name:
+                out += [t.strip().lower() for t in v.split(",") if t.strip()]
+        return out
+
+    def wants_close(self):
+        conn = self.tokens("connection")
+        if self.version == "HTTP/1.0":
+            return "keep-alive" not in conn
+        return "close" in conn
+
+    def int_arg(self, name, default):
+        try:
+            return int(self.query.get(name, default))
+        except ValueError:
+            raise BadRequest(f"query {name} must be an integer")
+
+
+def parse_head(raw):
+    try:
+        text = raw.decode("latin-1")
+    except Exception:  # pragma: no cover - latin-1 decodes everything
+        raise BadRequest("undecodable head")
+    lines = text.split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise BadRequest("bad request line")
+    headers = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise BadRequest("bad header line")
+        headers.append((name, value.strip(" \t")))
+    return Request(parts[0], parts[1], parts[2], headers)
+
+
+class Connection:
+    def __init__(self, server, reader, writer, number):
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.number = number
+        self.requests = 0
+        self.idle_limit = None  # seconds; set by /close-idle
+        self.sock = writer.get_extra_info("socket")
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def read_head(self):
+        try:
+            raw = await self.reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            raise BadRequest("head too large")
+        return parse_head(raw[:-4])
+
+    async def read_body(self, req):
+        digest = hashlib.sha256()
+        total = 0
+        if "100-continue" in req.tokens("expect") and req.version == "HTTP/1.1":
+            self.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            await self.writer.drain()
+        te = req.tokens("transfer-encoding")
+        if te:
+            if te[-1] != "chunked":
+                raise BadRequest("unsupported transfer-encoding")
+            while True:
+                line = await self.reader.readuntil(b"\r\n")
+                size_text = line[:-2].split(b";", 1)[0].strip()
+                try:
+                    size = int(size_text, 16)
+                except ValueError:
+                    raise BadRequest("bad chunk size")
+                if size == 0:
+                    while (await self.reader.readuntil(b"\r\n")) != b"\r\n":
+                        pass  # trailers
+                    break
+                data = await self.reader.readexactly(size)
+                digest.update(data)
+                total += size
+                if await self.reader.readexactly(2) != b"\r\n":
+                    raise BadRequest("bad chunk end")
+        else:
+            lengths = set(req.tokens("content-length"))
+            if len(lengths) > 1:
+                raise BadRequest("conflicting content-length")
+            if lengths:
+                try:
+                    remaining = int(lengths.pop())
+                except ValueError:
+                    raise BadRequest("bad content-length")
+                while remaining > 0:
+                    data = await self.reader.read(min(remaining, 1 << 16))
+                    if not data:
+                        raise asyncio.IncompleteReadError(b"", remaining)
+                    digest.update(data)
+                    total += len(data)
+                    remaining -= len(data)
+        req.body_length = total
+        req.body_sha256 = digest.hexdigest()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def head(self, status, headers=(), length=None, close=False, keep_alive_header=False):
+        lines = [f"HTTP/1.1 {status} {reason(status)}", "Server: bluebonnet-fault"]
+        lines += [f"{n}: {v}" for n, v in headers]
+        if length is not None:
+            lines.append(f"Content-Length: {length}")
+        if close:
+            lines.append("Connection: close")
+        elif keep_alive_header:
+            lines.append("Connection: keep-alive")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    async def respond(self, req, status, body=b"", ctype="text/plain; charset=utf-8", headers=(),
+                      close=False, keep_alive_header=False):
+        no_body = status in (204, 304) or 100 <= status < 200
+        hdrs = list(headers)
+        if not no_body:
+            hdrs.insert(0, ("Content-Type", ctype))
+        out = self.head(status, hdrs, None if no_body else len(body), close, keep_alive_header)
+        if req.method != "HEAD" and not no_body:
+            out += body
+        self.writer.write(out)
+        await self.writer.drain()
+
+    async def wait_sent(self, limit=2.0):
+        """Until the kernel send queue (unsent + unacknowledged bytes) is empty, bounded."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + limit
+        buf = bytearray(4)
+        while loop.time() < end:
+            try:
+                fcntl.ioctl(self.sock.fileno(), termios.TIOCOUTQ, buf)
+            except OSError:
+                return
+            if struct.unpack("i", buf)[0] == 0:
+                return
+            await asyncio.sleep(0.001)
+
+    async def fin(self):
+        try:
+            await self.writer.drain()
+            await self.wait_sent()
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        self.writer.close()
+
+    async def rst(self):
+        try:
+            await self.writer.drain()
+            await self.wait_sent()
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+        self.writer.transport.abort()
+
+    async def hold_until_peer_closes(self):
+        """Read and discard until EOF (the client closed) or the server stops."""
+        while await self.reader.read(1 << 16):
+            pass
+
+    async def hold_without_reading(self):
+        self.writer.transport.pause_reading()
+        await asyncio.sleep(self.server.hold)
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def run(self):
+        try:
+            while True:
+                try:
+                    if self.idle_limit is not None:
+                        req = await asyncio.wait_for(self.read_head(), self.idle_limit)
+                    else:
+                        req = await self.read_head()
+                except asyncio.TimeoutError:
+                    await self.fin()
+                    return
+                except asyncio.IncompleteReadError:
+                    return  # the client closed between requests
+                self.requests += 1
+                keep = await self.dispatch(req)
+                if not keep:
+                    return
+        except BadRequest as e:
+            try:
+                self.writer.write(self.head(400, [("Content-Type", "text/plain")], len(str(e)), True)
+                                  + str(e).encode())
+                await self.writer.drain()
+            except OSError:
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, OSError):
+            pass
+        finally:
+            self.writer.close()
+
+    async def dispatch(self, req):
+        """Serves one request; returns whether the connection goes on to the next."""
+        p = req.path
+        # Paths that must not read the body (or anything) first.
+        if p == "/no-read":
+            try:
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            except OSError:
+                pass
+            await self.hold_without_reading()
+            return False
+        if p == "/accept-never-answer":
+            await self.hold_without_reading()
+            return False
+        if p == "/stall-head":
+            await self.hold_until_peer_closes()
+            return False
+
+        await self.read_body(req)
+        close = req.wants_close()
+
+        if p == "/ok":
+            n = req.int_arg("size", -1)
+            body = b"ok" if n < 0 else pattern_bytes(n)
+            await self.respond(req, 200, body, "application/octet-stream", close=close)
+        elif p == "/conn":
+            body = json.dumps({"conn": self.number, "request_index": self.requests}).encode()
+            await self.respond(req, 200, body, "application/json", close=close)
+        elif p == "/close-idle":
+            self.idle_limit = max(0, req.int_arg("after_ms", 100)) / 1000
+            await self.respond(req, 200, b"ok", close=close, keep_alive_header=True)
+        elif p == "/close-after-response":
+            await self.respond(req, 200, b"ok", keep_alive_header=True)
+            await self.fin()
+            return False
+        elif p == "/rst-after-response":
+            await self.respond(req, 200, b"ok", keep_alive_header=True)
+            await self.rst()
+            return False
+        elif p in ("/reset-mid-body", "/close-mid-body", "/stall-body"):
+            size = max(0, req.int_arg("size", 1000))
+            after = min(size, max(0, req.int_arg("after", size // 2)))
+            self.writer.write(self.head(200, [("Content-Type", "application/octet-stream")], size)
+                              + pattern_bytes(after))
+            if p == "/reset-mid-body":
+                await self.rst()
+            elif p == "/close-mid-body":
+                await self.fin()
+            else:
+                await self.writer.drain()
+                await self.hold_until_peer_closes()
+            return False
+        elif p == "/chunked-truncated":
+            out = self.head(200, [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")])
+            for part in (b"first ", b"second ", b"third "):
+                out += b"%x\r\n%s\r\n" % (len(part), part)
+            self.writer.write(out)
+            await self.fin()
+            return False
+        elif p == "/slow":
+            size = max(0, req.int_arg("size", 1000))
+            rate = max(1, req.int_arg("bytes_per_s", 1000))
+            self.writer.write(self.head(200, [("Content-Type", "application/octet-stream")], size, close))
+            step = max(1, rate // 50)  # 20 ms steps
+            sent = 0
+            while sent < size:
+                n = min(step, size - sent)
+                self.writer.write(pattern_bytes(n, sent))
+                await self.writer.drain()
+                sent += n
+                if sent < size:
+                    await asyncio.sleep(n / rate)
+        elif p == "/garbage":
+            rng = random.Random(0xB1EB0)
+            junk = bytes(rng.randrange(256) for _ in range(1024))
+            self.writer.write(b"\x00\xff" + junk)  # never starts like "HTTP/"
+            await self.fin()
+            return False
+        elif p == "/raw":
+            data = req.query.get("b64", "")
+            data = data.replace(" ", "+").replace("-", "+").replace("_", "/")
+            try:
+                raw = base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
+            except ValueError:
+                raise BadRequest("b64 is not base64")
+            self.writer.write(raw)
+            await self.fin()
+            return False
+        elif p == "/echo":
+            body = json.dumps({
+                "method": req.method, "target": req.target, "version": req.version,
+                "headers": [[n, v] for n, v in req.headers],
+                "body_length": req.body_length, "body_sha256": req.body_sha256,
+            }).encode()
+            await self.respond(req, 200, body, "application/json", close=close)
+        elif p == "/redirect":
+            status = req.int_arg("status", 302)
+            await self.respond(req, status, headers=[("Location", req.query.get("to", "/"))], close=close)
+        elif p.startswith("/status/"):
+            try:
+                status = int(p[len("/status/"):])
+            except ValueError:
+                raise BadRequest("status must be an integer")
+            if not 100 <= status <= 999:
+                raise BadRequest("status out of range")
+            await self.respond(req, status, f"{status} {reason(status)}\n".encode(), close=close)
+        else:
+            await self.respond(req, 404, b"no such fault\n", close=close)
+        return not close
+
+
+class FaultServer:
+    def __init__(self, hold):
+        self.hold = hold
+        self.count = 0
+        self.tasks = set()
+
+    async def handle(self, reader, writer):
+        self.count += 1
+        task = asyncio.current_task()
+        self.tasks.add(task)
+        try:
+            await Connection(self, reader, writer, self.count).run()
+        except asyncio.CancelledError:
+            writer.transport.abort()
+        finally:
+            self.tasks.discard(task)
+
+
+def loopback(host):
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--host", default="127.0.0.1", help="a loopback address (127.0.0.0/8 or ::1)")
+    ap.add_argument("--port", type=int, default=0, help="0 = the OS picks (printed as LISTENING <port>)")
+    ap.add_argument("--also-ipv6", action="store_true", help="also bind ::1 on the same port if possible")
+    ap.add_argument("--hold", type=float, default=120, help="seconds /no-read and /accept-never-answer hold a connection")
+    args = ap.parse_args()
+    if not loopback(args.host):
+        sys.exit(f"fault_server: refusing to bind {args.host!r}: loopback addresses only")
+
+    fault = FaultServer(args.hold)
+    servers = [await asyncio.start_server(fault.handle, args.host, args.port, limit=MAX_HEAD,
+                                          reuse_address=True)]
+    port = servers[0].sockets[0].getsockname()[1]
+    suffix = ""
+    if args.also_ipv6 and args.host != "::1":
+        try:
+            servers.append(await asyncio.start_server(fault.handle, "::1", port, limit=MAX_HEAD))
+            suffix = " ipv6"
+        except OSError:
+            pass
+    print(f"LISTENING {port}{suffix}", flush=True)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    for s in servers:
+        s.close()
+    for t in list(fault.tasks):
+        t.cancel()
+    await asyncio.gather(*fault.tasks, return_exceptions=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,549 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A real server on loopback for integration tests, started and stopped by the test run
+/// (Fixtures/servers/README.md describes each one).
+///
+/// ```swift
+/// try await withTestServer(.nginx(tls: false)) { server in
+///     // talk to server.host : server.port
+/// }
+/// ```
+///
+/// `start` spawns the process in its own process group with stdin from /dev/null and stdout and
+/// stderr in log files under a fresh temporary folder, then waits for a readiness signal that
+/// the server itself gives once its socket is listening: the fault server's `LISTENING <port>`
+/// line, the replay server's `... on http://127.0.0.1:<port>/` line, gunicorn's
+/// `Listening at: http://127.0.0.1:<port>`, `openssl s_server`'s `ACCEPT 127.0.0.1:<port>`, and
+/// for nginx (which prints nothing) its pid file holding the child's PID — nginx writes it after
+/// binding its sockets — followed by a TCP connect. Those signals are found by re-reading the log
+/// files (or pid file) every 2 ms until a deadline (`readinessTimeout`, 30 s by default, for
+/// a loaded 2-core machine): bounded polling, never a fixed sleep. A child that exits before it
+/// is ready fails `start` at once with its logs in the error.
+///
+/// Ports: every server but nginx binds port 0 and reports the port the OS picked. nginx cannot, so
+/// `start` picks a free port by binding 127.0.0.1:0 and closing the socket, then hands it to
+/// nginx. Another process may take the port in between (a tiny race): nginx then exits with
+/// "Address already in use" and `start` tries again with fresh ports, up to 5 times.
+///
+/// `stop()` sends SIGTERM (gunicorn: SIGINT, its quick shutdown) to the PID, waits up to
+/// `stopTimeout` (5 s) for it to exit, then SIGKILLs the PID; reaps it; SIGKILLs whatever is left
+/// in its process group (nginx workers outlive a killed master) and waits, bounded, until the
+/// group is gone; then removes the temporary folder. It is idempotent and also runs from `deinit`
+/// as a safety net; `withTestServer` stops the server when its body returns or throws.
+///
+/// A missing program throws a `TestServer.Failure` saying to run `scripts/setup.sh`.
+public final class TestServer: Sendable {
+    /// Which server to run.
+    public enum Kind: Sendable, CustomStringConvertible {
+        /// `Fixtures/servers/fault_server.py`: raw-TCP faults chosen by path.
+        case faultServer
+        /// nginx with `Fixtures/servers/nginx/`: static files, keep-alive, gzip, chunked; with
+        /// `tls: true` also an HTTPS port using `Fixtures/certs/localhost-chain.pem` and
+        /// `Fixtures/certs/localhost.key`.
+        case nginx(tls: Bool)
+        /// httpbin under gunicorn (gthread worker, keep-alive), from the venv setup.sh makes.
+        case httpbin
+        /// The HTTP/1 response corpus replay server (`../shared/corpora/http1-responses`).
+        case replay
+        /// `openssl s_server -accept 127.0.0.1:0` followed by `arguments` (certificates, `-www`,
+        /// ...). stdin is /dev/null, so pass a mode that does not need a terminal (`-www`,
+        /// `-WWW`, `-rev`); don't pass `-quiet`, which hides the `ACCEPT` line readiness needs.
+        case opensslServer([String])
+
+        public var description: String {
+            switch self {
+            case .faultServer: "fault server"
+            case .nginx(let tls): tls ? "nginx (TLS)" : "nginx"
+            case .httpbin: "httpbin"
+            case .replay: "replay server"
+            case .opensslServer: "openssl s_server"
+            }
+        }
+    }
+
+    /// Why a server could not be started; the message says how to fix it.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// What was started.
+    public let kind: Kind
+    /// The loopback address the server listens on (`127.0.0.1`).
+    public let host: String
+    /// The plain-TCP (HTTP, or TLS for `openssl s_server`) port.
+    public let port: Int
+    /// nginx's HTTPS port, when started with `tls: true`.
+    public let tlsPort: Int?
+    /// The server's process ID (the master process for nginx and gunicorn).
+    public let pid: pid_t
+    /// The temporary folder with the logs (and nginx's prefix); removed by `stop()`.
+    public let directory: URL
+    /// nginx's document root (shared, read-only for tests): small.txt, data.json, 1m.bin, 64m.bin.
+    public let docroot: URL?
+
+    /// How long `start` waits for readiness.
+    public static let readinessTimeout: Duration = .seconds(30)
+    /// How long `stop` waits after SIGTERM before SIGKILL.
+    public static let stopTimeout: Duration = .seconds(5)
+
+    private let stopped = Mutex(false)
+
+    /// `http://host:port` (for `openssl s_server`, `https://`).
+    public var baseURL: URL {
+        let scheme: String
+        if case .opensslServer = kind { scheme = "https" } else { scheme = "http" }
+        return URL(string: "\(scheme)://\(host):\(port)")!
+    }
+
+    /// `https://localhost:tlsPort` for nginx with TLS (the certificate names `localhost`).
+    public var tlsBaseURL: URL? {
+        tlsPort.map { URL(string: "https://localhost:\($0)")! }
+    }
+
+    private init(kind: Kind, port: Int, tlsPort: Int?, pid: pid_t, directory: URL, docroot: URL?) {
+        self.kind = kind
+        self.host = "127.0.0.1"
+        self.port = port
+        self.tlsPort = tlsPort
+        self.pid = pid
+        self.directory = directory
+        self.docroot = docroot
+    }
+
+    deinit {
+        stop()
+    }
+
+    // MARK: Starting
+
+    /// Starts `kind` and returns once it accepts connections; throws with the server's logs if it
+    /// exits or stays silent past `readinessTimeout`.
+    public static func start(_ kind: Kind) throws -> TestServer {
+        let directory = try makeTemporaryDirectory(kind)
+        do {
+            return try start(kind, in: directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    private static func start(_ kind: Kind, in directory: URL) throws -> TestServer {
+        let deadline = ContinuousClock.now + readinessTimeout
+        switch kind {
+        case .faultServer:
+            let script = try FixturePaths.fixture("servers/fault_server.py")
+            let python = try program("python3", setupHint: "installs python3")
+            let child = try Child.spawn(python, [script.path, "--port", "0"], logs: directory)
+            let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
+                line.hasPrefix("LISTENING ") ? Int(line.split(separator: " ")[1]) : nil
+            }
+            return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
+
+        case .replay:
+            let script = try FixturePaths.corpora("http1-responses/replay_server.py")
+            let python = try program("python3", setupHint: "installs python3")
+            let child = try Child.spawn(python, [script.path, "0"], logs: directory)
+            let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
+                portAfter("on http://127.0.0.1:", in: line)
+            }
+            return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
+
+        case .httpbin:
+            let gunicorn = httpbinVenv.appendingPathComponent("bin/gunicorn").path
+            guard access(gunicorn, X_OK) == 0 else {
+                throw Failure("\(gunicorn) is missing: run scripts/setup.sh (installs httpbin and gunicorn into \(httpbinVenv.path))")
+            }
+            // --preload imports httpbin before the socket is bound, so "Listening at" means ready.
+            // gthread: the sync worker closes every connection. stop() sends gunicorn SIGINT, its
+            // quick shutdown (SIGQUIT to the workers, which exit at once and are reaped by the
+            // master); SIGTERM is its graceful one, which takes the gthread worker ~1 s.
+            let child = try Child.spawn(gunicorn, [
+                "--bind", "127.0.0.1:0", "--workers", "1", "--worker-class", "gthread", "--threads", "8",
+                "--keep-alive", "75", "--graceful-timeout", "2", "--preload", "httpbin:app",
+            ], logs: directory)
+            let port = try child.waitForPort(in: .stderr, deadline: deadline, kind) { line in
+                portAfter("Listening at: http://127.0.0.1:", in: line)
+            }
+            return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
+
+        case .opensslServer(let arguments):
+            let openssl = try program("openssl", setupHint: "installs openssl")
+            let child = try Child.spawn(openssl, ["s_server", "-accept", "127.0.0.1:0"] + arguments, logs: directory)
+            let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
+                portAfter("ACCEPT 127.0.0.1:", in: line)
+            }
+            return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
+
+        case .nginx(let tls):
+            return try startNginx(tls: tls, in: directory, deadline: deadline)
+        }
+    }
+
+    private static func startNginx(tls: Bool, in directory: URL, deadline: ContinuousClock.Instant) throws -> TestServer {
+        let nginx = try program("nginx", setupHint: "installs nginx", extraDirectories: ["/usr/sbin", "/usr/local/sbin", "/sbin"])
+        let python = try program("python3", setupHint: "installs python3")
+        let prepare = try FixturePaths.fixture("servers/nginx/prepare.py")
+        var certificate: (chain: String, key: String)?
+        if tls {
+            let certs = try FixturePaths.repositoryRoot().appendingPathComponent("Fixtures/certs")
+            let chain = certs.appendingPathComponent("localhost-chain.pem").path
+            let key = certs.appendingPathComponent("localhost.key").path
+            for file in [chain, key] where !FileManager.default.fileExists(atPath: file) {
+                throw Failure("\(file) is missing: the test certificates come from the TLS work (Fixtures/certs/, made by its script); nginx's HTTP side runs without them")
+            }
+            certificate = (chain, key)
+        }
+        // The docroot is written once per machine and prepare.py version (see prepare.py).
+        let scriptDigest = SHA256.hex(Array(try Data(contentsOf: prepare)))
+        let docroot = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("bluebonnet-nginx-docroot-\(scriptDigest.prefix(16))")
+        let prefix = directory.appendingPathComponent("nginx")
+
+        var attempt = 0
+        while true {
+            attempt += 1
+            let port = try freeLoopbackPort()
+            let tlsPort = certificate == nil ? nil : try freeLoopbackPort()
+            var arguments = [prepare.path, prefix.path, "--port", String(port), "--docroot", docroot.path]
+            if let certificate, let tlsPort {
+                arguments += ["--tls-port", String(tlsPort), "--cert", certificate.chain, "--key", certificate.key]
+            }
+            let prepared = try Child.spawn(python, arguments, logs: directory, name: "prepare")
+            let status = prepared.waitForExit(deadline: deadline)
+            guard status == 0 else {
+                let logs = prepared.logs()
+                prepared.terminate()
+                throw Failure("Fixtures/servers/nginx/prepare.py failed (status \(status.map(String.init) ?? "timed out")):\n\(logs)")
+            }
+            let pidFile = prefix.appendingPathComponent("nginx.pid").path
+            unlink(pidFile)
+            let errorLog = prefix.appendingPathComponent("logs/error.log").path
+            let child = try Child.spawn(nginx, ["-p", prefix.path + "/", "-c", prefix.appendingPathComponent("nginx.conf").path,
+                                               "-e", errorLog], logs: directory)
+            let ready = try child.poll(deadline: deadline, .nginx(tls: tls)) {
+                (try? String(contentsOfFile: pidFile, encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == String(child.pid)
+            }
+            if ready {
+                for p in [port] + (tlsPort.map { [$0] } ?? []) where !canConnect(port: p) {
+                    child.terminate()
+                    throw Failure("nginx wrote its pid file but 127.0.0.1:\(p) refuses connections:\n\(child.logs(extra: errorLog))")
+                }
+                return TestServer(kind: .nginx(tls: tls), port: port, tlsPort: tlsPort, pid: child.pid,
+                                  directory: directory, docroot: docroot)
+            }
+            // nginx exited before writing its pid file.
+            let logs = child.logs(extra: errorLog)
+            child.terminate()
+            if logs.contains("Address already in use") && attempt < 5 {
+                continue  // lost the port race: pick fresh ports
+            }
+            throw Failure("nginx exited before it was ready (attempt \(attempt)):\n\(logs)")
+        }
+    }
+
+    // MARK: Stopping
+
+    /// Stops the server (SIGTERM, then SIGKILL after `stopTimeout`), reaps it and removes its
+    /// temporary folder. Safe to call more than once.
+    public func stop() {
+        let first = stopped.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        Child(pid: pid, directory: directory, name: "server").terminate(signal: stopSignal)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The first signal `stop()` sends: SIGTERM, except SIGINT for gunicorn (its quick shutdown).
+    private var stopSignal: Int32 {
+        if case .httpbin = kind { return SIGINT }
+        return SIGTERM
+    }
+
+    /// Whether `stop()` has run.
+    public var isStopped: Bool { stopped.withLock { $0 } }
+
+    /// The server's stdout and stderr so far (for failure messages).
+    public func logs() -> String {
+        Child(pid: pid, directory: directory, name: "server").logs()
+    }
+
+    // MARK: Helpers
+
+    /// The virtual environment scripts/setup.sh installs httpbin and gunicorn into.
+    public static var httpbinVenv: URL {
+        let env = ProcessInfo.processInfo.environment
+        if let venv = env["BLUEBONNET_HTTPBIN_VENV"], !venv.isEmpty { return URL(fileURLWithPath: venv) }
+        let cache = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (env["HOME"] ?? NSHomeDirectory()) + "/.cache"
+        return URL(fileURLWithPath: cache).appendingPathComponent("bluebonnet/httpbin-venv")
+    }
+
+    /// The first executable `name` on PATH (then in `extraDirectories`), or a Failure naming setup.sh.
+    public static func program(_ name: String, setupHint: String, extraDirectories: [String] = []) throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let directories = path.split(separator: ":").map(String.init) + extraDirectories
+        for directory in directories where !directory.isEmpty {
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw Failure("\(name) is not installed (looked in PATH and \(extraDirectories.joined(separator: ", "))): run scripts/setup.sh (\(setupHint))")
+    }
+
+    /// Runs `program` to completion (stdin /dev/null), for set-up steps such as making a
+    /// certificate; its exit status and its stdout + stderr. Throws at `timeout`.
+    public static func run(_ program: String, _ arguments: [String], timeout: Duration = .seconds(60)) throws -> (status: Int32, output: String) {
+        let directory = try makeTemporaryDirectory(nil)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let child = try Child.spawn(program, arguments, logs: directory, name: "run")
+        guard let status = child.waitForExit(deadline: .now + timeout) else {
+            child.terminate()
+            throw Failure("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout):\n\(child.logs())")
+        }
+        return (status, child.read(.stdout) + child.read(.stderr))
+    }
+
+    static func portAfter(_ marker: String, in line: String) -> Int? {
+        guard let range = line.range(of: marker) else { return nil }
+        return Int(line[range.upperBound...].prefix(while: \.isNumber))
+    }
+
+    private static func makeTemporaryDirectory(_ kind: Kind?) throws -> URL {
+        let tag: String
+        switch kind {
+        case nil: tag = "run"
+        case .faultServer: tag = "fault"
+        case .nginx: tag = "nginx"
+        case .httpbin: tag = "httpbin"
+        case .replay: tag = "replay"
+        case .opensslServer: tag = "openssl"
+        }
+        var template = Array((NSTemporaryDirectory() + "/bluebonnet-\(tag)-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw Failure("mkdtemp failed: \(String(cString: strerror(errno)))")
+        }
+        return URL(fileURLWithPath: String(cString: made))
+    }
+
+    /// A port that was free on 127.0.0.1 a moment ago (bound to 0, read back, closed).
+    public static func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = loopbackAddress(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw Failure("bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw Failure("getsockname: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted right now (closed at once).
+    public static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopbackAddress(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    static func loopbackAddress(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}
+
+/// Starts `kind`, runs `body` with it, and stops it whether `body` returns or throws.
+public func withTestServer<T>(
+    _ kind: TestServer.Kind,
+    _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try TestServer.start(kind)
+    do {
+        let result = try await body(server)
+        server.stop()
+        return result
+    } catch {
+        server.stop()
+        throw error
+    }
+}
+
+// MARK: - Child processes
+
+/// A spawned child: its PID and where its stdout/stderr go. Not a handle that owns anything:
+/// `terminate()` is what stops it.
+private struct Child {
+    enum Stream { case stdout, stderr }
+
+    let pid: pid_t
+    let directory: URL
+    let name: String
+
+    private static let pollInterval: Duration = .milliseconds(2)
+
+    func path(_ stream: Stream) -> String {
+        directory.appendingPathComponent("\(name).\(stream == .stdout ? "stdout" : "stderr").log").path
+    }
+
+    /// posix_spawn `program` in its own process group, stdin from /dev/null, stdout/stderr to
+    /// files, default signal dispositions, and no inherited descriptors beyond 0-2.
+    static func spawn(_ program: String, _ arguments: [String], logs directory: URL, name: String = "server") throws -> Child {
+        let child = Child(pid: 0, directory: directory, name: name)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, child.path(.stdout), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, child.path(.stderr), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        closeInheritedDescriptors(&actions)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2] {
+            sigaddset(&defaults, signal)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([program] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = (argv + [nil]).withUnsafeBufferPointer { args in
+            posix_spawn(&pid, program, &actions, &attributes, args.baseAddress!, environ)
+        }
+        guard result == 0 else {
+            throw TestServer.Failure("posix_spawn \(program): \(String(cString: strerror(result))): run scripts/setup.sh")
+        }
+        return Child(pid: pid, directory: directory, name: name)
+    }
+
+    /// glibc 2.34+ has posix_spawn_file_actions_addclosefrom_np; the Swift overlay does not
+    /// import it, so it is looked up at run time (without it, descriptors the test process
+    /// opened without CLOEXEC would leak into servers and keep sockets half-alive).
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+    }
+
+    func read(_ stream: Stream) -> String {
+        (try? String(contentsOfFile: path(stream), encoding: .utf8)) ?? ""
+    }
+
+    func logs(extra: String? = nil) -> String {
+        var text = "--- stdout\n\(read(.stdout))--- stderr\n\(read(.stderr))"
+        if let extra, let content = try? String(contentsOfFile: extra, encoding: .utf8) {
+            text += "--- \(extra)\n\(content)"
+        }
+        return text
+    }
+
+    /// The exit status if the child has exited (reaping it), nil while it runs.
+    func exitStatus() -> Int32? {
+        var status: Int32 = 0
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == pid { return status }
+        if reaped < 0 && errno == ECHILD { return -1 }
+        return nil
+    }
+
+    /// Re-checks `ready` every 2 ms until it holds (true), the child exits (false) or the
+    /// deadline passes (throws).
+    func poll(deadline: ContinuousClock.Instant, _ kind: TestServer.Kind, _ ready: () throws -> Bool) throws -> Bool {
+        while true {
+            if try ready() { return true }
+            if exitStatus() != nil { return try ready() }
+            if ContinuousClock.now >= deadline {
+                let logs = logs()
+                terminate()
+                throw TestServer.Failure("\(kind) was not ready within \(TestServer.readinessTimeout):\n\(logs)")
+            }
+            Self.pause()
+        }
+    }
+
+    /// Waits for a line in `stream` that `parse` turns into a port.
+    func waitForPort(in stream: Stream, deadline: ContinuousClock.Instant, _ kind: TestServer.Kind,
+                     _ parse: (String) -> Int?) throws -> Int {
+        var port: Int?
+        let ready = try poll(deadline: deadline, kind) {
+            let text = read(stream)
+            // Only complete lines: a partly written line could hold a partial port number.
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+                if let found = parse(String(line)) {
+                    port = found
+                    return true
+                }
+            }
+            return false
+        }
+        guard ready, let port else {
+            let logs = logs()
+            terminate()
+            throw TestServer.Failure("\(kind) exited before it was ready:\n\(logs)")
+        }
+        return port
+    }
+
+    /// Waits for the child to exit by itself; its status, or nil at the deadline.
+    func waitForExit(deadline: ContinuousClock.Instant) -> Int32? {
+        while ContinuousClock.now < deadline {
+            if let status = exitStatus() { return status }
+            Self.pause()
+        }
+        return nil
+    }
+
+    /// `signal` (SIGTERM), up to `stopTimeout` for the exit, then SIGKILL to the PID and its
+    /// process group.
+    func terminate(signal: Int32 = SIGTERM) {
+        guard pid > 0 else { return }
+        if exitStatus() == nil {
+            kill(pid, signal)
+            let exited = waitForExit(deadline: .now + TestServer.stopTimeout) != nil
+            if !exited {
+                kill(pid, SIGKILL)
+                while exitStatus() == nil { Self.pause() }
+            }
+        }
+        // Anything the server left behind in its own group (its PID is the group's ID): killed,
+        // then waited for until init has reaped it (gunicorn's master exits without reaping the
+        // worker it has just SIGKILLed), bounded by stopTimeout.
+        if kill(-pid, 0) == 0 {
+            kill(-pid, SIGKILL)
+            let deadline = ContinuousClock.now + TestServer.stopTimeout
+            while kill(-pid, 0) == 0 && ContinuousClock.now < deadline {
+                Self.pause()
+            }
+        }
+    }
+
+    private static func pause() {
+        var interval = timespec(tv_sec: 0, tv_nsec: Int(pollInterval.components.attoseconds / 1_000_000_000))
+        nanosleep(&interval, nil)
+    }
+}
