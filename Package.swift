@@ -50,7 +50,7 @@ let package = Package(
         ),
         .target(
             name: "BluebonnetTransport",
-            dependencies: ["BluebonnetCore"]
+            dependencies: ["BluebonnetCore", "BluebonnetPosix", "BluebonnetTLS"]
         ),
         .target(
             name: "Bluebonnet",
@@ -88,7 +88,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetTransportTests",
-            dependencies: ["BluebonnetTransport", "BluebonnetCore", "BluebonnetTestSupport"]
+            dependencies: [
+                "BluebonnetTransport", "BluebonnetCore", "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTestSupport",
+            ]
         ),
         .testTarget(
             name: "BluebonnetTests",

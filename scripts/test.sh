@@ -27,12 +27,17 @@ check_passed() {
 }
 
 echo "== tests"
-swift test --skip-build --skip BluebonnetPosixTests 2>&1 | tee "$log"
+swift test --skip-build --skip BluebonnetPosixTests --skip BluebonnetTransportTests 2>&1 | tee "$log"
 check_passed
 
 # The kernel-door tests count the process's descriptors to catch leaks: they run alone.
 echo "== tests (BluebonnetPosix, alone, with descriptor-leak checks)"
 BLUEBONNET_FD_LEAK_CHECK=1 swift test --skip-build --filter BluebonnetPosixTests 2>&1 | tee "$log"
+check_passed
+
+# The transport tests count the process's sockets around each socket test likewise: alone.
+echo "== tests (BluebonnetTransport, alone, with descriptor-leak checks)"
+BLUEBONNET_TRANSPORT_FD_LEAK_CHECK=1 swift test --skip-build --filter BluebonnetTransportTests 2>&1 | tee "$log"
 check_passed
 
 if [ -f Fuzz/Package.swift ]; then
