@@ -94,7 +94,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetTests",
-            dependencies: ["Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetTestSupport"]
+            dependencies: [
+                "Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetPosix",
+                "BluebonnetTransport", "BluebonnetTestSupport",
+            ]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
