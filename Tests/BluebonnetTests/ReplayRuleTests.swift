@@ -1,6 +1,7 @@
 @testable import Bluebonnet
 import BluebonnetCore
 import BluebonnetHTTP1
+import BluebonnetTransport
 import Testing
 
 /// The replay rule (ARCHITECTURE.md: "a request that fails on a reused connection before any
@@ -72,5 +73,28 @@ import Testing
         let error = try #require(h.recorder.failure)
         #expect(HTTP1Exchange.ReplayRule.shouldReplay(after: error, method: .get, body: .none, attempt: 1))
         #expect(!HTTP1Exchange.ReplayRule.shouldReplay(after: error, method: .post, body: .none, attempt: 1))
+    }
+}
+
+/// The `Host` field the driver sends for an endpoint (RFC 9112 §3.2, RFC 9110 §7.2).
+@Suite struct HostHeaderTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let endpoint: Endpoint
+        let host: String
+        var testDescription: String { "\(endpoint) → \(host)" }
+    }
+
+    static let cases: [Case] = [
+        .init(endpoint: Endpoint(host: "example.com", port: 80), host: "example.com"),
+        .init(endpoint: Endpoint(host: "example.com", port: 8080), host: "example.com:8080"),
+        .init(endpoint: Endpoint(host: "127.0.0.1", port: 443), host: "127.0.0.1:443"),
+        .init(endpoint: Endpoint(host: "::1", port: 8080), host: "[::1]:8080"),
+        .init(endpoint: Endpoint(host: "[::1]", port: 80), host: "[::1]"),
+        .init(endpoint: Endpoint(unixPath: "/tmp/s.sock"), host: "localhost"),
+    ]
+
+    @Test(arguments: cases)
+    func hostFieldLeavesOutTheDefaultPort(_ test: Case) {
+        #expect(HTTP1Exchange.hostHeader(for: test.endpoint) == test.host)
     }
 }

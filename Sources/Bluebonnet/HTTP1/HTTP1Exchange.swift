@@ -84,9 +84,11 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// Runs one exchange on `connection` and returns the response read into memory, or why not.
     ///
     /// The connection must be open, its delegate unset and reading off (as the pool hands it
-    /// over). `dispose` is called exactly once, on the loop, when the exchange is done with the
-    /// connection: `true` when it can carry another request (reading is off again and the
-    /// delegate unset), `false` when it was closed. Cancelling the task fails the exchange with
+    /// over). `dispose` is called exactly once when the exchange is done with the connection (on
+    /// the loop; on the caller's thread when the loop has already stopped): `true` when it can
+    /// carry another request (reading is off again and the delegate unset), `false` when it was
+    /// closed. The caller is resumed after a disposition that comes with the response's end, so
+    /// a released connection is back in the pool before the caller can lease again. Cancelling the task fails the exchange with
     /// `cancelled` and closes the connection.
     ///
     /// A `.stream` body is pulled from `bodySource` (required then, ignored otherwise) as the
