@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetIntegrationTests",
-            dependencies: ["BluebonnetTestSupport"]
+            dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
