@@ -14,6 +14,10 @@ let package = Package(
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
     ],
+    dependencies: [
+        // The server-side logging convention: `Session.logger` (ARCHITECTURE.md allows `Logging`).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
     targets: [
         // MARK: C edge
 
@@ -58,6 +62,7 @@ let package = Package(
             dependencies: [
                 "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression",
                 "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

@@ -18,6 +18,10 @@ import BluebonnetTransport
 ///   - endpoint: where to connect.
 ///   - timeouts: the exchange's timeouts.
 ///   - collector: the in-memory sink's limits and content decoding.
+///   - transactionStarted: called (in the caller's task) before each attempt asks the pool for a
+///     connection: once, or twice with the replay.
+///   - transactionFinished: called (in the caller's task) after each attempt with its metrics,
+///     a failed lease included (then without connection facts).
 /// - Throws: `ExchangeError`; a lease failure is `transport` (with the `TransportError`),
 ///   except a lease that ran out of the total timeout (`totalTimeout`) or was cancelled (`cancelled`).
 func performHTTP1(
@@ -27,16 +31,23 @@ func performHTTP1(
     on pool: ConnectionPool,
     endpoint: Endpoint,
     timeouts: HTTP1Exchange.Timeouts = .init(),
-    collector: ResponseCollector.Configuration = .init()
+    collector: ResponseCollector.Configuration = .init(),
+    transactionStarted: () -> Void = {},
+    transactionFinished: (TransactionMetrics) -> Void = { _ in }
 ) async throws(ExchangeError) -> CollectedResponse {
     let deadline = timeouts.total.map { Deadline.after($0) }
     let host = HTTP1Exchange.hostHeader(for: endpoint)
     var attempt = 1
     while true {
+        transactionStarted()
+        let start = ContinuousClock.now
+        var metrics = TransactionMetrics(start: start, end: start)
         let pooled: PooledConnection
         do {
             pooled = try await pool.lease(endpoint, deadline: deadline)
         } catch {
+            metrics.end = .now
+            transactionFinished(metrics)
             let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false)
             if error.kind == .poolWaitTimeout && deadline != nil { throw .timeout(.total, context) }
             if error.kind == .cancelled { throw .cancelled(context) }
@@ -44,12 +55,15 @@ func performHTTP1(
         }
         var attemptTimeouts = timeouts
         if let deadline { attemptTimeouts.total = deadline.remaining(at: .now) }
-        let outcome = await HTTP1Exchange.run(
+        metrics.leaseEnd = .now
+        metrics.record(connection: pooled.connection, isReused: pooled.isReused)
+        let (outcome, measured) = await HTTP1Exchange.runMeasured(
             request: request, host: host, body: body, bodySource: bodySource, on: pooled.connection, isReusedConnection: pooled.isReused,
-            timeouts: attemptTimeouts, collector: collector
+            timeouts: attemptTimeouts, collector: collector, metrics: metrics
         ) { reusable in
             pool.release(pooled, reusable: reusable)
         }
+        transactionFinished(measured)
         switch outcome {
         case .success(let response):
             return response

@@ -130,6 +130,14 @@ extension HTTP1Exchange {
         }
 
         /// Whether the timer `kind` is armed.
+        /// Whether the whole request (head and body) has been handed to the connection and written
+        /// out, while the response is still being read. The shell stamps `requestSent` the first
+        /// time this holds.
+        var isRequestFullyWritten: Bool {
+            if case .running(let request, _) = state { return isRequestWritten(request) }
+            return false
+        }
+
         func isArmed(_ kind: TimerKind) -> Bool { armed & (1 << kind.rawValue) != 0 }
 
         // MARK: Events

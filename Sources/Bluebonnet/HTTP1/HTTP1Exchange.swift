@@ -44,7 +44,11 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     private var machine: StateMachine
     private var collector: ResponseCollector
-    private var continuation: CheckedContinuation<Outcome, Never>?
+    private var continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>?
+    /// This exchange's timing and byte counts, stamped on the loop and handed back with the outcome.
+    private var metrics: TransactionMetrics
+    /// The first write (the request head) was counted.
+    private var countedHead = false
     /// The outcome waiting to be handed to the caller at the end of the current actions.
     private var pendingOutcome: Outcome?
     private var started = false
@@ -68,8 +72,10 @@ final class HTTP1Exchange: @unchecked Sendable {
     private init(
         request: RequestHead, host: String?, body: RequestBody, bodySource: BodyPartSource?, connection: Connection,
         isReusedConnection: Bool, parserConfiguration: ParserConfiguration, timeouts: Timeouts,
-        collector: ResponseCollector.Configuration, dispose: @escaping @Sendable (_ reusable: Bool) -> Void
+        collector: ResponseCollector.Configuration, metrics: TransactionMetrics,
+        dispose: @escaping @Sendable (_ reusable: Bool) -> Void
     ) {
+        self.metrics = metrics
         self.request = request
         self.host = host
         self.body = body
@@ -108,15 +114,41 @@ final class HTTP1Exchange: @unchecked Sendable {
         collector: ResponseCollector.Configuration = .init(),
         dispose: @escaping @Sendable (_ reusable: Bool) -> Void
     ) async -> Outcome {
+        let now = ContinuousClock.now
+        return await runMeasured(
+            request: request, host: host, body: body, bodySource: bodySource, on: connection, isReusedConnection: isReusedConnection,
+            parserConfiguration: parserConfiguration, timeouts: timeouts, collector: collector,
+            metrics: TransactionMetrics(start: now, end: now), dispose: dispose
+        ).outcome
+    }
+
+    /// `run`, also handing back the exchange's metrics: `metrics` as given (start, lease and
+    /// connection facts filled by the caller) with the exchange's instants and byte counts stamped
+    /// on the loop — a plain struct filled without locks and returned with the outcome.
+    static func runMeasured(
+        request: RequestHead,
+        host: String?,
+        body: RequestBody,
+        bodySource: BodyPartSource? = nil,
+        on connection: Connection,
+        isReusedConnection: Bool,
+        parserConfiguration: ParserConfiguration = .init(),
+        timeouts: Timeouts = .init(),
+        collector: ResponseCollector.Configuration = .init(),
+        metrics: TransactionMetrics,
+        dispose: @escaping @Sendable (_ reusable: Bool) -> Void
+    ) async -> (outcome: Outcome, metrics: TransactionMetrics) {
         if case .stream = body { precondition(bodySource != nil, "a streamed body needs a body source") }
         let exchange = HTTP1Exchange(
             request: request, host: host, body: body, bodySource: bodySource, connection: connection,
             isReusedConnection: isReusedConnection, parserConfiguration: parserConfiguration, timeouts: timeouts,
-            collector: collector, dispose: dispose)
+            collector: collector, metrics: metrics, dispose: dispose)
         let loop = connection.eventLoop
         guard !loop.isShutDown else {
             dispose(false)
-            return .failure(.transport(TransportError.eventLoopShutDown, .init(beforeAnyResponseByte: true, onReusedConnection: isReusedConnection)))
+            var metrics = metrics
+            metrics.end = .now
+            return (.failure(.transport(TransportError.eventLoopShutDown, .init(beforeAnyResponseByte: true, onReusedConnection: isReusedConnection))), metrics)
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -129,7 +161,7 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     // MARK: Loop side
 
-    private func start(_ continuation: CheckedContinuation<Outcome, Never>) {
+    private func start(_ continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>) {
         connection.eventLoop.preconditionInEventLoop()
         self.continuation = continuation
         started = true
@@ -175,6 +207,7 @@ final class HTTP1Exchange: @unchecked Sendable {
             case .write(let buffers):
                 connection.write(buffers)
                 wroteWhileActing = true
+                countWritten(buffers)
             case .demandBodyPart:
                 bodyDemanded = true
             case .resetTimer(let kind, let duration):
@@ -182,10 +215,14 @@ final class HTTP1Exchange: @unchecked Sendable {
             case .cancelTimer(let kind):
                 disarm(kind)
             case .forwardInformational(let head):
+                metrics.responseHeadBytes += head.byteCount
                 collector.informational(head)
             case .forwardHead(let head):
+                metrics.responseHeadBytes += head.byteCount
+                metrics.status = head.status
                 feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.head(head) }
             case .forwardBody(let part):
+                metrics.responseBodyBytesEncoded += part.readableBytes
                 feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.body(part) }
             case .succeed(let trailers):
                 succeed(trailers: trailers)
@@ -208,6 +245,18 @@ final class HTTP1Exchange: @unchecked Sendable {
             bodyDemanded = false
             pullBody()
         }
+        if metrics.requestSent == nil && machine.isRequestFullyWritten { metrics.requestSent = .now }
+    }
+
+    /// Counts written bytes: the first buffer ever written is the request head (the machine
+    /// always starts with it), everything after is body (with any chunked framing).
+    private func countWritten(_ buffers: [ByteBuffer]) {
+        var rest = buffers[...]
+        if !countedHead, let head = rest.popFirst() {
+            countedHead = true
+            metrics.requestHeadBytes = head.readableBytes
+        }
+        for buffer in rest { metrics.requestBodyBytes += buffer.readableBytes }
     }
 
     /// Feeds body parts while the machine streams and the write queue has room. Not re-entered:
@@ -259,14 +308,17 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// Records the caller's outcome; it is handed over once the current actions are done, so a
     /// connection released in the same batch is back in the pool before the caller can lease again.
     private func complete(_ outcome: Outcome) {
-        if pendingOutcome == nil && continuation != nil { pendingOutcome = outcome }
+        guard pendingOutcome == nil && continuation != nil else { return }
+        pendingOutcome = outcome
+        metrics.end = .now
+        metrics.responseBodyBytesDecoded = collector.collectedByteCount
     }
 
     private func resumeCaller() {
         guard let outcome = pendingOutcome, let continuation else { return }
         self.continuation = nil
         pendingOutcome = nil
-        continuation.resume(returning: outcome)
+        continuation.resume(returning: (outcome, metrics))
     }
 
     private func finishWithConnection(reusable: Bool) {
@@ -315,6 +367,7 @@ final class HTTP1Exchange: @unchecked Sendable {
 
 extension HTTP1Exchange: ConnectionDelegate {
     func connection(_ connection: Connection, didRead bytes: ByteBuffer) {
+        if metrics.firstResponseByte == nil && !bytes.isEmpty { metrics.firstResponseByte = .now }
         perform(machine.bytesReceived(bytes))
     }
 

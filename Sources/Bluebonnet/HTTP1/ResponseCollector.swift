@@ -59,6 +59,9 @@ struct ResponseCollector {
         self.configuration = configuration
     }
 
+    /// The body bytes collected so far (after decoding).
+    var collectedByteCount: Int { body.readableBytes }
+
     /// An informational (1xx) head.
     mutating func informational(_ head: ResponseHead) {
         informational.append(head)

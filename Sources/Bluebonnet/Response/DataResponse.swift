@@ -102,3 +102,9 @@ extension DataResponse: Sendable where Success: Sendable {}
 /// Alamofire's `AFDataResponse<Success>` (Alamofire's `AF` prefix becomes `Bluebonnet`, as in
 /// `AFError` → ``BluebonnetError``).
 public typealias BluebonnetDataResponse<Success> = DataResponse<Success, BluebonnetError>
+
+extension DataResponse {
+    /// The Alamofire-style summary of the request's timing, serialization included; nil when the
+    /// request never ran (no metrics).
+    public var timeline: ResponseMetrics.Timeline? { metrics?.timeline(serializationDuration: serializationDuration) }
+}

@@ -11,11 +11,12 @@ extension DataRequest {
         let settings = snapshot
         var retryCount = 0
         var redirectCount = 0
+        var transactions: [TransactionMetrics] = []
         while true {
-            let attempt = await runOnce(settings: settings, retryCount: retryCount)
+            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
             redirectCount += attempt.redirects
             var outcome = attempt.outcome
-            outcome.metrics = ResponseMetrics(taskDuration: start.duration(to: .now), redirectCount: redirectCount)
+            outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: .now, redirectCount: redirectCount, transactions: transactions)
             if let error = cancellationError {
                 outcome.error = error
                 finish(outcome)
@@ -36,6 +37,7 @@ extension DataRequest {
                 if case .doNotRetry = decision { continue }
                 break
             }
+            if !retriers.isEmpty { eventMonitor.request(self, didDecideRetry: decision, dueTo: error) }
             switch decision {
             case .retry:
                 retryCount += 1
@@ -60,7 +62,7 @@ extension DataRequest {
         var retryable: Bool
     }
 
-    private func runOnce(settings: Mutable, retryCount: Int) async -> Attempt {
+    private func runOnce(settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics]) async -> Attempt {
         // Build, then adapt (the session's adapter, then the request's).
         var request: HTTPRequest
         switch built {
@@ -76,14 +78,17 @@ extension DataRequest {
             request.headers.add(credentials)
         }
         let adapters: [any RequestAdapter] = [session.interceptor, interceptor].compactMap { $0 }
+        let initial = request
         for adapter in adapters {
             do {
                 request = try await adapter.adapt(request, using: RequestAdapterState(requestID: id, retryCount: retryCount))
             } catch {
                 let failure = error.asBluebonnetError(or: .requestAdaptationFailed(error: error))
+                eventMonitor.request(self, didFailToAdaptRequest: initial, withError: failure)
                 return Attempt(outcome: Outcome(request: request, error: failure), redirects: 0, retryable: true)
             }
         }
+        if !adapters.isEmpty { eventMonitor.request(self, didAdaptInitialRequest: initial, to: request) }
 
         var redirects = RedirectStateMachine(policy: session.configuration.redirectPolicy)
         var answeredChallenge = false
@@ -91,12 +96,13 @@ extension DataRequest {
             recordSent(request)
             let exchanged: (HTTPResponse, Data)
             do {
-                exchanged = try await exchange(request)
+                exchanged = try await exchange(request, transactions: &transactions)
             } catch {
                 return Attempt(outcome: Outcome(request: request, error: error), redirects: redirects.redirectCount,
                                retryable: !error.isExplicitlyCancelledError)
             }
             let (response, data) = exchanged
+            eventMonitor.request(self, didReceiveResponse: response, data: data)
 
             // One answer to a Basic challenge (RFC 7617); a second 401 is delivered.
             if response.statusCode == 401, !answeredChallenge, let credential = settings.credential,
@@ -115,29 +121,38 @@ extension DataRequest {
                                redirects: redirects.redirectCount, retryable: true)
             case .followRedirect(let next):
                 let handler = settings.redirectHandler ?? session.redirectHandler
+                var redirected = next
                 if let handler {
                     guard let modified = await handler.task(request, willBeRedirectedTo: next, for: response) else {
                         return deliver(request: request, response: response, data: data, settings: settings,
                                        redirects: redirects.redirectCount - 1)
                     }
-                    request = modified
-                } else {
-                    request = next
+                    redirected = modified
                 }
+                eventMonitor.request(self, willRedirectFrom: request, to: redirected, for: response)
+                request = redirected
             }
         }
     }
 
     private func deliver(request: HTTPRequest, response: HTTPResponse, data: Data, settings: Mutable, redirects: Int) -> Attempt {
         var outcome = Outcome(request: request, response: response, data: data)
-        if case .failure(let error) = settings.validators.validate(request: request, response: response, data: data) {
+        guard !settings.validators.validators.isEmpty else {
+            return Attempt(outcome: outcome, redirects: max(redirects, 0), retryable: true)
+        }
+        let result = settings.validators.validate(request: request, response: response, data: data)
+        eventMonitor.request(self, didValidateRequest: request, response: response, data: data, withResult: result)
+        if case .failure(let error) = result {
             outcome.error = error
         }
         return Attempt(outcome: outcome, redirects: max(redirects, 0), retryable: true)
     }
 
     /// One request on the wire: HTTPRequest → RequestHead → the HTTP/1 exchange → HTTPResponse.
-    private func exchange(_ request: HTTPRequest) async throws(BluebonnetError) -> (HTTPResponse, Data) {
+    /// Each transaction (two with the replay) is appended to `transactions` and told to the monitors.
+    private func exchange(
+        _ request: HTTPRequest, transactions: inout [TransactionMetrics]
+    ) async throws(BluebonnetError) -> (HTTPResponse, Data) {
         let configuration = session.configuration
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = request.url.host(percentEncoded: false), !host.isEmpty
@@ -161,7 +176,14 @@ extension DataRequest {
         let collected: CollectedResponse
         do {
             collected = try await performHTTP1(
-                request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector)
+                request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
+                transactionFinished: { measured in
+                    var measured = measured
+                    measured.request = request
+                    transactions.append(measured)
+                    eventMonitor.request(self, didFinishTransaction: measured)
+                })
         } catch {
             if let cancelled = cancellationError { throw cancelled }
             switch error.kind {

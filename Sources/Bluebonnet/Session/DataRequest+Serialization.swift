@@ -15,9 +15,8 @@ extension DataRequest {
     ) -> Self {
         let queue = queue ?? session.completionQueue
         whenFinished { outcome in
-            let response = BluebonnetDataResponse<Data?>(
-                request: outcome.request, response: outcome.response, data: outcome.data, metrics: outcome.metrics,
-                serializationDuration: .zero, result: outcome.error.map { .failure($0) } ?? .success(outcome.data))
+            let response = Self.unserialized(outcome)
+            self.eventMonitor.request(self, didParseResponse: response)
             queue.async { completionHandler(response) }
         }
         return self
@@ -33,6 +32,7 @@ extension DataRequest {
         let queue = queue ?? session.completionQueue
         whenFinished { outcome in
             let response = Self.serialize(outcome, with: responseSerializer)
+            self.eventMonitor.request(self, didParseResponse: response)
             queue.async { completionHandler(response) }
         }
         return self
@@ -82,6 +82,13 @@ extension DataRequest {
             serializing: serializer, request: outcome.request, response: outcome.response, data: outcome.data,
             error: outcome.error, metrics: outcome.metrics, clock: ContinuousClock())
     }
+
+    /// The response as received, unserialized (every status and an empty body are fine).
+    static func unserialized(_ outcome: Outcome) -> BluebonnetDataResponse<Data?> {
+        BluebonnetDataResponse<Data?>(
+            request: outcome.request, response: outcome.response, data: outcome.data, metrics: outcome.metrics,
+            serializationDuration: .zero, result: outcome.error.map { .failure($0) } ?? .success(outcome.data))
+    }
 }
 
 // MARK: async/await
@@ -107,7 +114,9 @@ public struct DataTask<Value: Sendable>: Sendable {
             } else {
                 outcome = await request.finishedResponse()
             }
-            return serialize(outcome)
+            let response = serialize(outcome)
+            request.eventMonitor.request(request, didParseResponse: response)
+            return response
         }
     }
 
@@ -164,11 +173,7 @@ extension DataRequest {
         if session.startRequestsImmediately { resume() }
         return DataTask(
             request: self,
-            serialize: { outcome in
-                BluebonnetDataResponse<Data?>(
-                    request: outcome.request, response: outcome.response, data: outcome.data, metrics: outcome.metrics,
-                    serializationDuration: .zero, result: outcome.error.map { .failure($0) } ?? .success(outcome.data))
-            },
+            serialize: { Self.unserialized($0) },
             cancelsWithTask: automaticallyCancelling)
     }
 }

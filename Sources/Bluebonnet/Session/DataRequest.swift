@@ -34,6 +34,9 @@ public final class DataRequest: Sendable {
     public let session: Session
     /// This request's own interceptor (runs after the session's).
     public let interceptor: (any RequestInterceptor)?
+    /// The monitors told about this request: the session's, then the ones given to
+    /// `Session.request(…, eventMonitors:)`.
+    public let eventMonitor: CompositeEventMonitor
 
     let built: Result<HTTPRequest, BluebonnetError>
     private let mutable = Mutex(Mutable())
@@ -59,10 +62,14 @@ public final class DataRequest: Sendable {
         var error: BluebonnetError?
     }
 
-    init(session: Session, built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?) {
+    init(
+        session: Session, built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?,
+        eventMonitor: CompositeEventMonitor
+    ) {
         self.session = session
         self.built = built
         self.interceptor = interceptor
+        self.eventMonitor = eventMonitor
     }
 
     // MARK: State
@@ -79,15 +86,16 @@ public final class DataRequest: Sendable {
     /// Starts the request (once); a no-op when it is already running, cancelled or finished.
     @discardableResult
     public func resume() -> Self {
-        let start = mutable.withLock { m -> Bool in
+        let (resumed, start) = mutable.withLock { m -> (Bool, Bool) in
             switch m.state {
             case .initialized, .suspended:
                 m.state = .resumed
-                return m.task == nil
+                return (true, m.task == nil)
             case .resumed, .cancelled, .finished:
-                return false
+                return (false, false)
             }
         }
+        if resumed { eventMonitor.requestDidResume(self) }
         if start {
             let task = Task { await self.run() }
             mutable.withLock { $0.task = task }
@@ -98,9 +106,12 @@ public final class DataRequest: Sendable {
     /// Suspends a request that has not started yet; see ``State/suspended``.
     @discardableResult
     public func suspend() -> Self {
-        mutable.withLock { m in
-            if m.state == .initialized { m.state = .suspended }
+        let suspended = mutable.withLock { m -> Bool in
+            guard m.state == .initialized else { return false }
+            m.state = .suspended
+            return true
         }
+        if suspended { eventMonitor.requestDidSuspend(self) }
         return self
     }
 
@@ -113,20 +124,21 @@ public final class DataRequest: Sendable {
     }
 
     func cancel(with error: BluebonnetError) {
-        let (task, finishNow) = mutable.withLock { m -> (Task<Void, Never>?, Bool) in
+        let (cancelled, task, finishNow) = mutable.withLock { m -> (Bool, Task<Void, Never>?, Bool) in
             switch m.state {
             case .finished, .cancelled:
-                return (nil, false)
+                return (false, nil, false)
             case .initialized, .suspended:
                 m.state = .cancelled
                 m.cancellationError = error
-                return (nil, true)
+                return (true, nil, true)
             case .resumed:
                 m.state = .cancelled
                 m.cancellationError = error
-                return (m.task, m.task == nil)
+                return (true, m.task, m.task == nil)
             }
         }
+        if cancelled { eventMonitor.requestDidCancel(self) }
         task?.cancel()
         if finishNow { finish(Outcome(request: try? built.get(), error: error)) }
     }
@@ -190,14 +202,15 @@ public final class DataRequest: Sendable {
     // MARK: Completion
 
     func finish(_ outcome: Outcome) {
-        let waiters = mutable.withLock { m -> [@Sendable (Outcome) -> Void] in
-            guard m.outcome == nil else { return [] }
+        let (first, waiters) = mutable.withLock { m -> (Bool, [@Sendable (Outcome) -> Void]) in
+            guard m.outcome == nil else { return (false, []) }
             m.outcome = outcome
             if m.state != .cancelled { m.state = .finished }
             let waiters = m.waiters
             m.waiters = []
-            return waiters
+            return (true, waiters)
         }
+        if first { eventMonitor.requestDidFinish(self, metrics: outcome.metrics, error: outcome.error) }
         session.requestFinished(self)
         for waiter in waiters { waiter(outcome) }
     }

@@ -3,6 +3,7 @@ import BluebonnetPosix
 import BluebonnetTransport
 import Dispatch
 import FoundationEssentials
+import Logging
 import Synchronization
 
 /// Creates and runs requests: Bluebonnet's counterpart of Alamofire's `Session`.
@@ -36,6 +37,13 @@ public final class Session: Sendable {
     /// Where closure-style response handlers run unless told otherwise: a serial queue of this
     /// session's (never the main queue, which a server process usually does not service).
     public let completionQueue: DispatchQueue
+    /// The session's event monitors, told about every request before the request's own (see
+    /// ``EventMonitor``); a ``LoggingEventMonitor`` over ``logger`` comes first when the logger
+    /// logs at `.debug`.
+    public let eventMonitor: CompositeEventMonitor
+    /// Where the session logs request starts, ends and failures (at `.debug`, without header
+    /// values). Default: a logger that discards everything.
+    public let logger: Logger
 
     let group: EventLoopGroup
     let pool: ConnectionPool
@@ -52,14 +60,24 @@ public final class Session: Sendable {
     ///   - configuration: timeouts, TLS, pool limits, default headers… (``SessionConfiguration``).
     ///   - interceptor: adapts and retries every request. Default none.
     ///   - redirectHandler: decides about redirects. Default nil (follow per the policy).
+    ///   - eventMonitors: told about every step of every request, in order, each on its own queue.
+    ///     Default none.
+    ///   - logger: where request starts and ends are logged at `.debug`. Default: a no-op logger
+    ///     (`Logger(label: "Bluebonnet")` over `SwiftLogNoOpLogHandler`).
     ///   - startRequestsImmediately: whether handlers start requests. Default true.
     public init(
         configuration: SessionConfiguration = SessionConfiguration(),
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() }),
         startRequestsImmediately: Bool = true
     ) {
         self.configuration = configuration
+        self.logger = logger
+        // A logger that would drop `.debug` costs nothing: it gets no monitor.
+        let logging: [any EventMonitor] = logger.logLevel <= .debug ? [LoggingEventMonitor(logger: logger)] : []
+        self.eventMonitor = CompositeEventMonitor(monitors: logging + eventMonitors)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
         self.startRequestsImmediately = startRequestsImmediately
@@ -92,6 +110,7 @@ public final class Session: Sendable {
     ///   - encoder: default ``URLEncodedFormParameterEncoder/default`` (query for GET/HEAD/DELETE, body otherwise).
     ///   - headers: added to (and overriding) the session's default headers.
     ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - eventMonitors: told about this request's steps, after the session's monitors. Default none.
     ///   - requestModifier: a last change to the built request.
     public func request<Parameters: Encodable & Sendable>(
         _ convertible: some URLConvertible,
@@ -100,6 +119,7 @@ public final class Session: Sendable {
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataRequest {
         let built = Session.build(url: convertible) {
@@ -108,10 +128,11 @@ public final class Session: Sendable {
             try requestModifier?(&request)
             return request
         }
-        return makeRequest(built, interceptor: interceptor)
+        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
     }
 
-    /// A request for `convertible` with legacy `[String: Any]` parameters and a ``ParameterEncoding``.
+    /// A request for `convertible` with legacy `[String: Any]` parameters and a ``ParameterEncoding``
+    /// (the other arguments as in the `Encodable` variant).
     public func request(
         _ convertible: some URLConvertible,
         method: HTTPMethod = .get,
@@ -119,6 +140,7 @@ public final class Session: Sendable {
         encoding: some ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataRequest {
         let built = Session.build(url: convertible) {
@@ -127,18 +149,21 @@ public final class Session: Sendable {
             try requestModifier?(&request)
             return request
         }
-        return makeRequest(built, interceptor: interceptor)
+        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
     }
 
-    /// A request from a value that builds one (a router, or an ``HTTPRequest``).
-    public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    /// A request from a value that builds one (a router, or an ``HTTPRequest``); `interceptor` and
+    /// `eventMonitors` as in the other variants.
+    public func request(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, eventMonitors: [any EventMonitor] = []
+    ) -> DataRequest {
         let built: Result<HTTPRequest, BluebonnetError>
         do {
             built = .success(try convertible.asURLRequest())
         } catch {
             built = .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
         }
-        return makeRequest(built, interceptor: interceptor)
+        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
     }
 
     private static func build(url: some URLConvertible, _ body: () throws -> HTTPRequest) -> Result<HTTPRequest, BluebonnetError> {
@@ -157,8 +182,15 @@ public final class Session: Sendable {
         return .parameterEncoderFailed(reason: .encoderFailed(error: error))
     }
 
-    private func makeRequest(_ built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?) -> DataRequest {
-        let request = DataRequest(session: self, built: built, interceptor: interceptor)
+    private func makeRequest(
+        _ built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor]
+    ) -> DataRequest {
+        let monitor = eventMonitors.isEmpty ? eventMonitor : CompositeEventMonitor(monitors: eventMonitor.monitors + eventMonitors)
+        let request = DataRequest(session: self, built: built, interceptor: interceptor, eventMonitor: monitor)
+        switch built {
+        case .success(let initial): monitor.request(request, didCreateInitialRequest: initial)
+        case .failure(let error): monitor.request(request, didFailToCreateRequestWithError: error)
+        }
         let refused = live.withLock { state -> Bool in
             if state.isShutDown { return true }
             state.requests[request.id] = request
