@@ -119,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetIntegrationTests",
-            dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
+            dependencies: ["Bluebonnet", "BluebonnetTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]
