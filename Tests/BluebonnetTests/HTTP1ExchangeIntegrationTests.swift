@@ -262,4 +262,31 @@ import Testing
             #expect(server.accepted.load(ordering: .relaxed) == 1, "no second connection: nothing was replayed")
         }
     }
+
+    @Test func theReplayIsItsOwnTransaction() async throws {
+        let server = try ScriptedServer(scripts: [
+            [.respond(Self.okKeepAlive), .closeAfterReadingRequest],
+            [.respond(Self.okKeepAlive)],
+        ])
+        defer { server.stop() }
+        try await Self.withPool { pool in
+            let endpoint = Endpoint(host: "127.0.0.1", port: server.port)
+            var transactions: [TransactionMetrics] = []
+            var starts = 0
+            _ = try await performHTTP1(
+                request: Self.get("/"), body: .none, on: pool, endpoint: endpoint,
+                transactionStarted: { starts += 1 }, transactionFinished: { transactions.append($0) })
+            _ = try await performHTTP1(
+                request: Self.get("/"), body: .none, on: pool, endpoint: endpoint,
+                transactionStarted: { starts += 1 }, transactionFinished: { transactions.append($0) })
+            #expect(starts == 3)
+            #expect(transactions.map(\.isReusedConnection) == [false, true, false])
+            #expect(transactions.map(\.status) == [200, nil, 200], "the stale connection gave no response")
+            #expect(transactions[1].firstResponseByte == nil)
+            #expect(transactions[1].connectStart == nil, "set-up instants belong to new connections only")
+            #expect(transactions[2].connectStart != nil)
+            #expect(transactions.map(\.responseBodyBytesDecoded) == [2, 0, 2])
+            #expect(transactions[1].end <= transactions[2].start)
+        }
+    }
 }
