@@ -118,7 +118,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetTests",
-            dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
+            dependencies: [
+                "Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetPosix",
+                "BluebonnetTransport", "BluebonnetTestSupport",
+            ]
         ),
         .testTarget(
             name: "BluebonnetFoundationTests",
