@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetIntegrationTests",
-            dependencies: ["BluebonnetTestSupport"]
+            dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

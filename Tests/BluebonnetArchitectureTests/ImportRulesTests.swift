@@ -25,6 +25,8 @@ import Testing
             [
                 "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetTLS",
                 "BluebonnetPosix", "BluebonnetTransport", "FoundationEssentials", "Logging",
+                // Alamofire's closure handlers take a `DispatchQueue` (completion queues).
+                "Dispatch",
             ],
             []
         ),

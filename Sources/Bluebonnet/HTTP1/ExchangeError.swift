@@ -10,9 +10,9 @@ import BluebonnetHTTP1
 /// `invalidRequestBody`). Each timeout is its own kind. Two flags tell the caller whether the
 /// request may be replayed (see `HTTP1Exchange.ReplayRule`): whether the failure came before any
 /// response byte arrived, and whether the connection had carried an earlier exchange.
-struct ExchangeError: Error, Sendable, CustomStringConvertible {
+public struct ExchangeError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, without the payload. Compare with the static members.
-    struct Kind: Hashable, Sendable, CustomStringConvertible {
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Base: String, Hashable, Sendable {
             case remoteProtocol, localProtocol, invalidRequestBody
             case connectionClosedBeforeResponse, connectionClosedDuringResponse
@@ -25,34 +25,34 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
         fileprivate init(_ base: Base) { self.base = base }
 
         /// The response broke HTTP/1.1 or one of the parser's limits (`parserError` says how).
-        static let remoteProtocol = Kind(.remoteProtocol)
+        public static let remoteProtocol = Kind(.remoteProtocol)
         /// The request could not be encoded: we misused HTTP (`encoderError` says how). Nothing of
         /// the request head was written, or, for a refused trailer, the body was cut short.
-        static let localProtocol = Kind(.localProtocol)
+        public static let localProtocol = Kind(.localProtocol)
         /// A streamed request body did not match its declared length, or had trailers without
         /// chunked framing: we misused HTTP (RFC 9112 §6.2, §7.1.2).
-        static let invalidRequestBody = Kind(.invalidRequestBody)
+        public static let invalidRequestBody = Kind(.invalidRequestBody)
         /// The connection ended (end of stream or reset) before any byte of the response arrived.
-        static let connectionClosedBeforeResponse = Kind(.connectionClosedBeforeResponse)
+        public static let connectionClosedBeforeResponse = Kind(.connectionClosedBeforeResponse)
         /// The connection ended (end of stream or reset) after the response had begun, before its end.
-        static let connectionClosedDuringResponse = Kind(.connectionClosedDuringResponse)
+        public static let connectionClosedDuringResponse = Kind(.connectionClosedDuringResponse)
         /// No response byte arrived for the idle-read timeout.
-        static let idleReadTimeout = Kind(.idleReadTimeout)
+        public static let idleReadTimeout = Kind(.idleReadTimeout)
         /// Written bytes did not drain for the idle-write timeout.
-        static let idleWriteTimeout = Kind(.idleWriteTimeout)
+        public static let idleWriteTimeout = Kind(.idleWriteTimeout)
         /// The exchange did not finish before the total timeout.
-        static let totalTimeout = Kind(.totalTimeout)
+        public static let totalTimeout = Kind(.totalTimeout)
         /// The caller cancelled the request.
-        static let cancelled = Kind(.cancelled)
+        public static let cancelled = Kind(.cancelled)
         /// The transport failed (`underlyingError` says how).
-        static let transport = Kind(.transport)
+        public static let transport = Kind(.transport)
         /// An in-memory response body grew past its limit (`maximumResponseBodyBytes`).
-        static let responseBodyTooLarge = Kind(.responseBodyTooLarge)
+        public static let responseBodyTooLarge = Kind(.responseBodyTooLarge)
         /// The body could not be content-decoded, or broke a decompression limit
         /// (`underlyingError` is the `CompressionError`).
-        static let contentDecoding = Kind(.contentDecoding)
+        public static let contentDecoding = Kind(.contentDecoding)
 
-        var description: String { base.rawValue }
+        public var description: String { base.rawValue }
     }
 
     private enum Code: Sendable {
@@ -72,9 +72,9 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
 
     private let code: Code
     /// Whether the exchange failed before any byte of the response (not even a 1xx) arrived.
-    let isBeforeAnyResponseByte: Bool
+    public let isBeforeAnyResponseByte: Bool
     /// Whether the connection had carried an earlier exchange (it came idle from the pool).
-    let isOnReusedConnection: Bool
+    public let isOnReusedConnection: Bool
 
     private init(_ code: Code, beforeAnyResponseByte: Bool, onReusedConnection: Bool) {
         self.code = code
@@ -83,7 +83,7 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What went wrong.
-    var kind: Kind {
+    public var kind: Kind {
         switch code {
         case .remoteProtocol: .remoteProtocol
         case .localProtocol: .localProtocol
@@ -102,7 +102,7 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
 
     /// The parser's error for `remoteProtocol`, and for a connection that closed inside a response
     /// (`truncatedHead`, `truncatedBody`) or before it (`connectionClosedBeforeResponse`).
-    var parserError: HTTPParserError? {
+    public var parserError: HTTPParserError? {
         switch code {
         case .remoteProtocol(let error): error
         case .connectionClosedBeforeResponse(let error as HTTPParserError): error
@@ -112,14 +112,14 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The encoder's error for `localProtocol`.
-    var encoderError: RequestEncoderError? {
+    public var encoderError: RequestEncoderError? {
         if case .localProtocol(let error) = code { return error }
         return nil
     }
 
     /// The error underneath: the transport's, the parser's or the encoder's; nil for timeouts and
     /// cancellation.
-    var underlyingError: (any Error & Sendable)? {
+    public var underlyingError: (any Error & Sendable)? {
         switch code {
         case .remoteProtocol(let error): error
         case .localProtocol(let error): error
@@ -130,7 +130,7 @@ struct ExchangeError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    public var description: String {
         var text: String
         switch code {
         case .remoteProtocol(let error): text = "the server broke HTTP/1.1: \(error)"
