@@ -5,19 +5,12 @@ import Testing
 /// The `bluebonnet` executable as scripts use it: its exit statuses and its `--json` lines against
 /// real servers on loopback (the fault server and nginx, Fixtures/servers/README.md).
 @Suite(.timeLimit(.minutes(3))) struct CLIBinaryTests {
-    /// Whether the executable's Fetcher runs over the real `Session` API. Until the Session lands in
-    /// main, Fetcher.swift is a stub whose every fetch fails, and the tests that need responses are
-    /// off (they are written against the fault server's and nginx's endpoints, ready to switch on).
-    static let sessionLanded = false
-    static let needsSession = Testing.ConditionTrait.enabled(
-        if: sessionLanded, "needs the Session API in Fetcher.swift (pending in main)")
-
     static let pattern = Array("0123456789abcdef".utf8)
     static func patternBytes(_ count: Int) -> [UInt8] {
         (0..<count).map { pattern[$0 % pattern.count] }
     }
 
-    // MARK: Without a server (these run with any Fetcher)
+    // MARK: Without a server
 
     @Test func usageErrorsExitTwoWithAMessageOnStandardError() async throws {
         for arguments in [[], ["--bogus", "http://127.0.0.1/"], ["-H", "nocolon", "http://127.0.0.1/"],
@@ -50,7 +43,7 @@ import Testing
 
     // MARK: Responses (fault server)
 
-    @Test(needsSession) func theBodyGoesToStandardOutput() async throws {
+    @Test func theBodyGoesToStandardOutput() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["\(server.baseURL)/ok?size=100"])
             #expect(run.status == 0, "\(run)")
@@ -59,7 +52,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func jsonHasOneLinePerURLWithTheContractKeysInOrder() async throws {
+    @Test func jsonHasOneLinePerURLWithTheContractKeysInOrder() async throws {
         try await withTestServer(.faultServer) { server in
             let base = server.baseURL.absoluteString
             let run = try await CLIBinary.run(["--json", "\(base)/ok?size=3", "\(base)/status/404", "\(base)/status/500"])
@@ -81,7 +74,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func urlsShareOneConnectionInOrder() async throws {
+    @Test func urlsShareOneConnectionInOrder() async throws {
         try await withTestServer(.faultServer) { server in
             let url = "\(server.baseURL)/conn"
             let run = try await CLIBinary.run(["--json", url, url, url])
@@ -97,7 +90,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func redirectsAreFollowedAndCounted() async throws {
+    @Test func redirectsAreFollowedAndCounted() async throws {
         try await withTestServer(.faultServer) { server in
             let base = server.baseURL.absoluteString
             let final = "\(base)/ok?size=5"
@@ -115,7 +108,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func noLocationReportsTheRedirectItself() async throws {
+    @Test func noLocationReportsTheRedirectItself() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["--json", "--no-location", "\(server.baseURL)/redirect?to=/ok&status=302"])
             #expect(run.status == 0, "\(run)")
@@ -126,7 +119,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func moreRedirectsThanMaxRedirsIsRedirectLimit() async throws {
+    @Test func moreRedirectsThanMaxRedirsIsRedirectLimit() async throws {
         try await withTestServer(.faultServer) { server in
             let base = server.baseURL.absoluteString
             let hop = "\(base)/redirect?to=\(Self.escaped("\(base)/ok"))"
@@ -139,7 +132,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func headIsARealHeadRequest() async throws {
+    @Test func headIsARealHeadRequest() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["--json", "-X", "HEAD", "\(server.baseURL)/ok?size=1000"],
                                               timeout: .seconds(20))
@@ -151,7 +144,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func dataIsAFormPostAndHeadersGoInOrder() async throws {
+    @Test func dataIsAFormPostAndHeadersGoInOrder() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["-d", "a=1", "-d", "b=2", "-H", "X-One: 1", "-H", "X-Two: 2",
                                                "\(server.baseURL)/echo"])
@@ -168,7 +161,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func dataBinaryFromAFileIsSentByteForByteAndDashDStripsNewlines() async throws {
+    @Test func dataBinaryFromAFileIsSentByteForByteAndDashDStripsNewlines() async throws {
         try await withTestServer(.faultServer) { server in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-\(UUID().uuidString).bin")
             let bytes: [UInt8] = Array("line1\r\nline2\n".utf8) + [0, 255, 10]
@@ -189,7 +182,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func includePrintsTheStatusLineAndHeadersBeforeTheBody() async throws {
+    @Test func includePrintsTheStatusLineAndHeadersBeforeTheBody() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["-i", "\(server.baseURL)/ok"])
             #expect(run.status == 0, "\(run)")
@@ -197,7 +190,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func outputFileGetsTheBody() async throws {
+    @Test func outputFileGetsTheBody() async throws {
         try await withTestServer(.faultServer) { server in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-\(UUID().uuidString).out")
             defer { try? FileManager.default.removeItem(at: file) }
@@ -210,7 +203,7 @@ import Testing
 
     // MARK: Failures
 
-    @Test(needsSession) func failuresHaveStableKindsAndExitOne() async throws {
+    @Test func failuresHaveStableKindsAndExitOne() async throws {
         try await withTestServer(.faultServer) { server in
             let base = server.baseURL.absoluteString
             let closedPort = try Self.closedLoopbackPort()
@@ -230,7 +223,14 @@ import Testing
         }
     }
 
-    @Test(needsSession) func aFailureWithoutJSONGoesToStandardErrorAndExitsOne() async throws {
+    // RFC 6761 §6.4: `.invalid` names never resolve.
+    @Test func anUnresolvableHostIsADNSError() async throws {
+        let run = try await CLIBinary.run(["--json", "--timeout", "20", "http://bluebonnet-cli-test.invalid/"])
+        #expect(run.status == 1, "\(run)")
+        #expect((run.jsonLines.first?["error"] as? [String: Any])?["kind"] as? String == "dns", "\(run)")
+    }
+
+    @Test func aFailureWithoutJSONGoesToStandardErrorAndExitsOne() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["\(server.baseURL)/garbage", "\(server.baseURL)/ok"])
             #expect(run.status == 1, "\(run)")
@@ -241,7 +241,7 @@ import Testing
 
     // MARK: nginx: TLS, content decoding, large bodies
 
-    @Test(needsSession) func tlsTrustsCacertRefusesUnknownRootsAndInsecureSkipsVerification() async throws {
+    @Test func tlsTrustsCacertRefusesUnknownRootsAndInsecureSkipsVerification() async throws {
         try await withTestServer(.nginx(tls: true)) { server in
             let url = try #require(server.tlsBaseURL).absoluteString + "/small.txt"
             let ca = try FixturePaths.fixture("certs/ca.pem").path
@@ -258,7 +258,7 @@ import Testing
         }
     }
 
-    @Test(needsSession) func gzipBodiesAreDecodedAndLargeBodiesArrive() async throws {
+    @Test func gzipBodiesAreDecodedAndLargeBodiesArrive() async throws {
         try await withTestServer(.nginx(tls: false)) { server in
             let docroot = try #require(server.docroot)
             let json = try Data(contentsOf: docroot.appendingPathComponent("data.json"))
