@@ -223,6 +223,31 @@ import Testing
         }
     }
 
+    @Test func aRedirectToAnotherSchemeIsRejected() async throws {
+        try await withTestServer(.faultServer) { server in
+            let run = try await CLIBinary.run(["--json", "\(server.baseURL)/redirect?to=ftp%3A%2F%2F127.0.0.1%2Fx"])
+            #expect(run.status == 1, "\(run)")
+            #expect((run.jsonLines.first?["error"] as? [String: Any])?["kind"] as? String == "redirect_rejected", "\(run)")
+        }
+    }
+
+    /// 32 MiB of zeros, gzipped to ~32 KiB: past the 8 MiB grace, over the 100× ratio limit.
+    @Test func aDecompressionBombIsTooLarge() async throws {
+        let python = try TestServer.program("python3", setupHint: "installs python3")
+        let made = try TestServer.run(python, ["-c", """
+            import base64, gzip, sys
+            body = gzip.compress(bytes(32 * 1024 * 1024), 9)
+            head = b"HTTP/1.1 200 OK\\r\\nContent-Encoding: gzip\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(body)
+            sys.stdout.write(base64.urlsafe_b64encode(head + body).decode().rstrip("="))
+            """])
+        #expect(made.status == 0, "\(made.output)")
+        try await withTestServer(.faultServer) { server in
+            let run = try await CLIBinary.run(["--json", "\(server.baseURL)/raw?b64=\(made.output)"])
+            #expect(run.status == 1, "\(run)")
+            #expect((run.jsonLines.first?["error"] as? [String: Any])?["kind"] as? String == "too_large", "\(run)")
+        }
+    }
+
     // RFC 6761 §6.4: `.invalid` names never resolve.
     @Test func anUnresolvableHostIsADNSError() async throws {
         let run = try await CLIBinary.run(["--json", "--timeout", "20", "http://bluebonnet-cli-test.invalid/"])
