@@ -161,6 +161,23 @@ import Testing
         }
     }
 
+    @Test func anEmptyHeaderRemovesADefaultAndASemicolonSendsAnEmptyValue() async throws {
+        try await withTestServer(.faultServer) { server in
+            let url = "\(server.baseURL)/echo"
+            func headerNames(_ run: CLIBinary.Result) -> [String] {
+                let echo = (try? JSONSerialization.jsonObject(with: Data(run.stdout))) as? [String: Any] ?? [:]
+                return (echo["headers"] as? [[String]] ?? []).compactMap { $0.first?.lowercased() }
+            }
+            let plain = try await CLIBinary.run([url])
+            #expect(headerNames(plain).contains("user-agent"), "\(plain)")
+            let removed = try await CLIBinary.run(["-H", "User-Agent:", "-H", "X-Empty;", url])
+            #expect(removed.status == 0, "\(removed)")
+            #expect(!headerNames(removed).contains("user-agent"), "\(removed)")
+            let echo = (try? JSONSerialization.jsonObject(with: Data(removed.stdout))) as? [String: Any] ?? [:]
+            #expect((echo["headers"] as? [[String]] ?? []).contains(["X-Empty", ""]), "\(removed)")
+        }
+    }
+
     @Test func dataBinaryFromAFileIsSentByteForByteAndDashDStripsNewlines() async throws {
         try await withTestServer(.faultServer) { server in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-\(UUID().uuidString).bin")
