@@ -13,6 +13,11 @@ let package = Package(
         .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
+        .executable(name: "bluebonnet", targets: ["BluebonnetCLI"]),
+    ],
+    dependencies: [
+        // The CLI's argument parsing only; the library itself does not depend on it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     dependencies: [
         // The server-side logging convention: `Session.logger` (ARCHITECTURE.md allows `Logging`).
@@ -69,6 +74,20 @@ let package = Package(
             name: "BluebonnetFoundation",
             dependencies: ["Bluebonnet"]
         ),
+        // MARK: The `bluebonnet` CLI
+
+        // Everything but the Session calls: options, output modes, the JSON writer, exit codes,
+        // the progress bar. Testable with a fake `Fetching`.
+        .target(
+            name: "BluebonnetCLICore",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // A thin main plus `Fetcher.swift`, the one file that talks to the Session API.
+        .executableTarget(
+            name: "BluebonnetCLI",
+            dependencies: ["BluebonnetCLICore", "Bluebonnet"],
+            exclude: ["README.md"]
+        ),
         .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
@@ -112,6 +131,12 @@ let package = Package(
         .testTarget(
             name: "BluebonnetFoundationTests",
             dependencies: ["BluebonnetFoundation", "Bluebonnet"]
+        ),
+        .testTarget(
+            name: "BluebonnetCLITests",
+            // The subprocess tests run the `bluebonnet` binary that `swift build --build-tests`
+            // (and `swift test`) build beside the test bundle; they fail saying so if it is missing.
+            dependencies: ["BluebonnetCLICore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",

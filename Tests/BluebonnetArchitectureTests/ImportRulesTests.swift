@@ -31,7 +31,10 @@ import Testing
             []
         ),
         "BluebonnetFoundation": (["Bluebonnet", "BluebonnetCore", "Foundation"], []),
-        "BluebonnetCLI": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation"], []),
+        "BluebonnetCLI": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation", "BluebonnetCLICore"], []),
+        // The CLI's logic (options, output, JSON, progress), kept apart from the Session calls
+        // so that it is testable with a fake fetcher; the same allowed set as BluebonnetCLI.
+        "BluebonnetCLICore": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation"], []),
     ]
 
     /// Targets that may import anything (test helpers) or are C (no Swift imports to check).
