@@ -16,12 +16,10 @@ let package = Package(
         .executable(name: "bluebonnet", targets: ["BluebonnetCLI"]),
     ],
     dependencies: [
-        // The CLI's argument parsing only; the library itself does not depend on it.
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    ],
-    dependencies: [
         // The server-side logging convention: `Session.logger` (ARCHITECTURE.md allows `Logging`).
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // The CLI's argument parsing only; the library itself does not depend on it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // MARK: C edge

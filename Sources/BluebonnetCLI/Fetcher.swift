@@ -47,7 +47,7 @@ final class Fetcher: Fetching {
         let timedOut = await watchdog?.value ?? false
 
         let redirects = response.metrics?.redirectCount ?? 0
-        let metrics = FetchMetrics(totalMs: response.metrics.map { Self.milliseconds($0.taskDuration) })
+        let metrics = Self.metrics(response.metrics)
         switch response.result {
         case .failure(let error):
             var failure = Self.failure(error)
@@ -110,6 +110,21 @@ final class Fetcher: Fetching {
             redirectHandler: job.followRedirects ? nil : Redirector.doNotFollow)
     }
 
+    /// The JSON metrics: the total, and the phases of the final transaction (the one that produced
+    /// the response); a reused connection has no DNS, connect or TLS phase (null).
+    static func metrics(_ metrics: ResponseMetrics?) -> FetchMetrics {
+        guard let metrics else { return FetchMetrics() }
+        var result = FetchMetrics(totalMs: milliseconds(metrics.taskDuration))
+        if let last = metrics.transactions.last {
+            result.reused = last.isReusedConnection
+            result.dnsMs = last.isReusedConnection ? nil : last.dnsDuration.map(milliseconds)
+            result.connectMs = last.isReusedConnection ? nil : last.connectDuration.map(milliseconds)
+            result.tlsMs = last.isReusedConnection ? nil : last.tlsDuration.map(milliseconds)
+            result.firstByteMs = last.firstResponseByte.map { milliseconds(last.start.duration(to: $0)) }
+        }
+        return result
+    }
+
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
@@ -127,7 +142,15 @@ final class Fetcher: Fetching {
         case .invalidURL:
             return FetchError(.invalidURL, message)
         case .transportFailed(let underlying):
-            return FetchError(transportKind(String(describing: underlying)), message)
+            // The library's own classification first; the texts only for what it leaves open
+            // (protocol violations, size limits, cancellation).
+            switch error.networkErrorKind {
+            case .timedOut?: return FetchError(.timeout, message)
+            case .dnsFailure?: return FetchError(.dns, message)
+            case .connectionRefused?: return FetchError(.connect, message)
+            case .tlsFailure?: return FetchError(.tls, message)
+            default: return FetchError(transportKind(String(describing: underlying)), message)
+            }
         case .serverTrustEvaluationFailed:
             return FetchError(.tls, message)
         case .redirectLimitExceeded:
