@@ -157,7 +157,9 @@ struct FaultTests {
             let response = await session.request("\(server.baseURL)\(path)").serializingData().response
             let error = try Self.exchangeError(response)
             #expect(error.kind == .idleReadTimeout, "\(error)")
-            #expect(error.isBeforeAnyResponseByte == (path == "/stall-head"))
+            // (For /stall-body the head has arrived, unless a very busy machine delayed it past the
+            // timeout: so only the head stall's flag is asserted.)
+            if path == "/stall-head" { #expect(error.isBeforeAnyResponseByte) }
             #expect(start.duration(to: .now) >= .milliseconds(300))
             await Self.expectRecovers(session, server)
             await session.shutdown()
@@ -195,17 +197,18 @@ struct FaultTests {
         }
     }
 
-    /// A response that trickles in (a few bytes every 20 ms, so the idle-read timeout never
-    /// fires) is ended by the total timeout.
+    /// A response that trickles in (40 bytes every 20 ms; all of it would take 50 s) is ended by
+    /// the total timeout. No idle-read timeout here, so that a loaded machine cannot make that
+    /// one fire first; and the head may or may not have arrived within the second (it has, unless
+    /// the machine is very busy), so that is not asserted.
     @Test func aTricklingResponseHitsTheTotalTimeout() async throws {
         try await withTestServer(.faultServer) { server in
-            let session = Self.session(idleRead: .milliseconds(300), total: .milliseconds(500))
+            let session = Self.session(idleRead: nil, total: .seconds(1))
             let start = ContinuousClock.now
             let response = await session.request("\(server.baseURL)/slow?bytes_per_s=2000&size=100000").serializingData().response
             let error = try Self.exchangeError(response)
             #expect(error.kind == .totalTimeout, "\(error)")
-            #expect(!error.isBeforeAnyResponseByte)
-            #expect(start.duration(to: .now) >= .milliseconds(500))
+            #expect(start.duration(to: .now) >= .seconds(1))
             await Self.expectRecovers(session, server)
             await session.shutdown()
         }
