@@ -63,6 +63,35 @@ struct NginxTests {
         }
     }
 
+    /// 64m.bin against a smaller in-memory limit fails with `responseTooLarge`, never a truncated
+    /// body. Rejected mid-body (limit 1 MiB), the connection still has unread bytes: it is closed,
+    /// not pooled. Rejected by the very last byte (limit 64 MiB − 1), the response was read to its
+    /// end in the same batch, so the connection is clean and may go back to the pool. Either way
+    /// the next request succeeds.
+    @Test(arguments: Scheme.allCases, [1 << 20, 64 * 1024 * 1024 - 1])
+    func aBodyOverTheLimitFailsAndLeavesThePoolClean(scheme: Scheme, limit: Int) async throws {
+        try await withTestServer(.nginx(tls: true)) { server in
+            var configuration = try TestCertificates.sessionConfiguration()
+            configuration.maximumResponseBodyBytes = limit
+            let session = Session(configuration: configuration)
+            let base = try Self.baseURL(server, scheme)
+            let response = await session.request("\(base)/64m.bin").serializingData().response
+            guard case .responseTooLarge(let reported) = response.error else {
+                Issue.record("expected responseTooLarge, got \(String(describing: response.error))")
+                return
+            }
+            #expect(reported == limit)
+            if limit == 1 << 20 {
+                #expect(session.pool.connectionCount == 0, "a connection with unread body bytes is never reused")
+            }
+            #expect(session.pool.connectionCount == session.pool.idleConnectionCount, "nothing left leased")
+            let next = await session.request("\(base)/small.txt").serializingData().response
+            #expect(next.value == (try Self.file(server, "small.txt")), "\(String(describing: next.error))")
+            #expect(session.pool.connectionCount == 1)
+            await session.shutdown()
+        }
+    }
+
     /// Twenty sequential requests (small, large, chunked, 204, 404) share one connection: nginx
     /// keeps it alive and the pool never opens a second.
     @Test(arguments: Scheme.allCases)

@@ -20,19 +20,40 @@ struct LoadTests {
         getenv("BLUEBONNET_LOAD_FD_CHECK").map { String(cString: $0) == "1" } ?? false
 
     enum Server: String, CaseIterable, Sendable {
-        case nginx, faultServer
+        case nginx, nginxTLS, faultServer
 
-        var kind: TestServer.Kind { self == .nginx ? .nginx(tls: false) : .faultServer }
-        /// A small identity body (nginx: 100 B `small.txt`, gzipped; fault server: 100 B pattern).
-        var path: String { self == .nginx ? "/small.txt" : "/ok?size=100" }
+        var kind: TestServer.Kind {
+            switch self {
+            case .nginx: .nginx(tls: false)
+            case .nginxTLS: .nginx(tls: true)
+            case .faultServer: .faultServer
+            }
+        }
+        /// 100 bytes (nginx: `small.txt`, gzipped; fault server: the pattern).
+        var path: String { self == .faultServer ? "/ok?size=100" : "/small.txt" }
+
+        func url(_ server: TestServer) throws -> String {
+            let base = self == .nginxTLS ? try #require(server.tlsBaseURL) : server.baseURL
+            return "\(base)\(path)"
+        }
+
+        /// nginx's HTTPS port serves `localhost-chain.pem`: trust the test CA.
+        func configuration() throws -> SessionConfiguration {
+            var configuration = SessionConfiguration()
+            if self == .nginxTLS {
+                let ca = try FixturePaths.fixture("certs/ca.pem").path
+                configuration.tls.trustRoots = .certificates([.pemFile(path: ca)])
+            }
+            return configuration
+        }
     }
 
     @Test(arguments: Server.allCases)
     func sequentialAndConcurrentRequestsSucceedAndLeakNoSocket(server kind: Server) async throws {
         try await withTestServer(kind.kind) { server in
-            let url = "\(server.baseURL)\(kind.path)"
+            let url = try kind.url(server)
             let baseline = Self.socketDescriptors()
-            let session = Session()
+            let session = Session(configuration: try kind.configuration())
 
             // Sequential: one connection, reused 500 times.
             let sequentialStart = ContinuousClock.now
