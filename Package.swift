@@ -142,7 +142,18 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetIntegrationTests",
-            dependencies: ["Bluebonnet", "BluebonnetTestSupport", .product(name: "Logging", package: "swift-log")]
+            // TLS and transport for the error kinds under `BluebonnetError.transportFailed`, and
+            // for the wildcard-certificate case, which needs a server name other than the URL's host.
+            dependencies: [
+                "Bluebonnet", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // 500 sequential and 500 concurrent requests, then a count of the process's sockets:
+        // scripts/test.sh runs it in a process of its own (BLUEBONNET_LOAD_FD_CHECK=1).
+        .testTarget(
+            name: "BluebonnetLoadTests",
+            dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

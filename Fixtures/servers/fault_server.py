@@ -22,6 +22,7 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /close-idle?after_ms=D               | 200 keep-alive, then FIN once the connection has been idle D ms (default 100); a request arriving earlier is served and the idle limit stays D |
 | /close-after-response                | 200 with `Connection: keep-alive`, then FIN at once (a stale pooled connection) |
 | /rst-after-response                  | 200 with `Connection: keep-alive`, then RST (SO_LINGER 0) once the client has ACKed the response |
+| /close-on-next-request               | 200 keep-alive; the next request on the connection is read whole, then FIN without an answer (the server closed an idle connection just as the client reused it, RFC 9112 §9.3.1, made deterministic) |
 | /reset-mid-body?size=N&after=K       | Content-Length N (default 1000), K bytes (default N/2), RST after they are ACKed |
 | /close-mid-body?size=N&after=K       | same, FIN instead of RST |
 | /chunked-truncated                   | chunked body, three chunks, no last chunk, then FIN |
@@ -148,6 +149,7 @@ class Connection:
         self.number = number
         self.requests = 0
         self.idle_limit = None  # seconds; set by /close-idle
+        self.drop_next = False  # set by /close-on-next-request
         self.sock = writer.get_extra_info("socket")
 
     # -- reading -------------------------------------------------------------------------------
@@ -286,6 +288,11 @@ class Connection:
                 except asyncio.IncompleteReadError:
                     return  # the client closed between requests
                 self.requests += 1
+                if self.drop_next:
+                    if req.path not in ("/no-read", "/accept-never-answer", "/stall-head"):
+                        await self.read_body(req)  # read whole, so the close is a FIN, not an RST
+                    await self.fin()
+                    return
                 keep = await self.dispatch(req)
                 if not keep:
                     return
@@ -336,6 +343,9 @@ class Connection:
             await self.respond(req, 200, b"ok", keep_alive_header=True)
             await self.fin()
             return False
+        elif p == "/close-on-next-request":
+            self.drop_next = True
+            await self.respond(req, 200, b"ok", close=close, keep_alive_header=True)
         elif p == "/rst-after-response":
             await self.respond(req, 200, b"ok", keep_alive_header=True)
             await self.rst()
