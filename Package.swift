@@ -64,6 +64,13 @@ let package = Package(
             name: "BluebonnetFoundation",
             dependencies: ["Bluebonnet"]
         ),
+        // Linkage probes: tiny programs whose dynamic dependencies `LinkageTests` reads (the core
+        // must not need libFoundation.so; the opt-in Foundation module must).
+        .executableTarget(name: "BluebonnetLinkageProbe", dependencies: ["Bluebonnet"]),
+        .executableTarget(
+            name: "BluebonnetFoundationLinkageProbe",
+            dependencies: ["Bluebonnet", "BluebonnetFoundation"]
+        ),
         .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
@@ -101,7 +108,7 @@ let package = Package(
             name: "BluebonnetTests",
             dependencies: [
                 "Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetPosix",
-                "BluebonnetTransport", "BluebonnetTestSupport",
+                "BluebonnetTransport", "BluebonnetTestSupport", "BluebonnetFoundation",
             ]
         ),
         .testTarget(
@@ -114,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetIntegrationTests",
-            dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
+            dependencies: ["Bluebonnet", "BluebonnetFoundation", "BluebonnetTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -32,6 +32,9 @@ import Testing
         ),
         "BluebonnetFoundation": (["Bluebonnet", "BluebonnetCore", "Foundation"], []),
         "BluebonnetCLI": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation"], []),
+        // The linkage probes (see LinkageTests): the core probe must reach nothing past the core.
+        "BluebonnetLinkageProbe": (["Bluebonnet", "BluebonnetCore"], []),
+        "BluebonnetFoundationLinkageProbe": (["Bluebonnet", "BluebonnetCore", "BluebonnetFoundation"], []),
     ]
 
     /// Targets that may import anything (test helpers) or are C (no Swift imports to check).
