@@ -280,7 +280,8 @@ struct AlamofireExamplesTests {
         let string = await Self.completion { done in
             session.request("\(base)/get?handler=string").responseString { response in done(response) }
         }
-        #expect(string.value?.contains(#""handler": "string""#) == true)
+        let text = try #require(string.value)
+        #expect(try JSONDecoder().decode(Echo.self, from: Data(text.utf8)).args == ["handler": .one("string")])
 
         let decodable = await Self.completion { done in
             session.request("\(base)/get?handler=decodable").responseDecodable(of: Echo.self) { response in done(response) }
