@@ -5,30 +5,10 @@ import FoundationEssentials
 import Synchronization
 import Testing
 
-/// One httpbin for the whole suite: started before its first test, stopped after its last (also
-/// when a test fails), handed to the tests as a task-local.
-struct HTTPBinServer: SuiteTrait, TestScoping {
-    @TaskLocal static var current: TestServer?
-
-    var isRecursive: Bool { false }
-
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        try await withTestServer(.httpbin) { server in
-            try await Self.$current.withValue(server) { try await function() }
-        }
-    }
-
-    /// The running server's base URL (no trailing slash), e.g. `http://127.0.0.1:41234`.
-    static func base() throws -> String {
-        let server = try #require(current, "the suite's httpbin is not running")
-        return "\(server.baseURL)"
-    }
-}
-
 /// The examples of Alamofire's documentation (Usage.md, AdvancedUsage.md), ported to Bluebonnet
 /// and run against httpbin: each asserts httpbin's echo (`args`, `form`, `json`, `headers`).
 /// `AF` is `Session.default`; `https://httpbin.org` is the local httpbin.
-@Suite(HTTPBinServer(), .timeLimit(.minutes(2)))
+@Suite(.testServer(.httpbin), .timeLimit(.minutes(2)))
 struct AlamofireExamplesTests {
     /// A value that is a string or a list of strings: how httpbin echoes query and form fields.
     enum Field: Decodable, Sendable, Equatable {
@@ -72,7 +52,7 @@ struct AlamofireExamplesTests {
     // MARK: Making requests
 
     @Test func getWithTheDefaultSession() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         // AF.request("https://httpbin.org/get").response { response in debugPrint(response) }
         let response = await Self.completion { done in
             Session.default.request("\(base)/get").response { response in done(response) }
@@ -85,7 +65,7 @@ struct AlamofireExamplesTests {
     }
 
     @Test func methodsPostPutDelete() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         for (method, path) in [(HTTPMethod.post, "post"), (.put, "put"), (.delete, "delete"), (.patch, "patch")] {
             // AF.request("https://httpbin.org/post", method: .post)
@@ -99,7 +79,7 @@ struct AlamofireExamplesTests {
     // MARK: Parameters and encoders
 
     @Test func encodableParametersAsJSON() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         let login = Login(email: "test@test.test", password: "testPassword")
         // AF.request("https://httpbin.org/post", method: .post, parameters: login, encoder: JSONParameterEncoder.default)
@@ -121,7 +101,7 @@ struct AlamofireExamplesTests {
     }
 
     @Test func urlEncodedFormParametersGoWhereTheDestinationSays() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         let parameters = ["foo": "bar"]
         // GET: the query. AF.request("https://httpbin.org/get", parameters: parameters)
@@ -154,7 +134,7 @@ struct AlamofireExamplesTests {
     }
 
     @Test func legacyParameterEncodings() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         let parameters: Parameters = ["foo": "bar", "baz": ["a", 1], "qux": ["x": 1, "y": 2, "z": 3]]
         // URLEncoding.default: the query for GET.
@@ -184,7 +164,7 @@ struct AlamofireExamplesTests {
     // MARK: Headers
 
     @Test func httpHeadersAreSent() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         let literal: HTTPHeaders = ["Authorization": "Basic VXNlcm5hbWU6UGFzc3dvcmQ=", "Accept": "application/json"]
         let first = try await session.request("\(base)/headers", headers: literal).serializingDecodable(Echo.self).value
@@ -207,7 +187,7 @@ struct AlamofireExamplesTests {
     // MARK: Validation
 
     @Test func validationOfStatusAndContentType() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         // AF.request(...).validate(statusCode: 200..<300).validate(contentType: ["application/json"]).responseData { ... }
         let ok = await Self.completion { done in
@@ -236,7 +216,7 @@ struct AlamofireExamplesTests {
     // MARK: Authentication
 
     @Test func basicAuthenticationWithAuthenticateAndWithTheHeader() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         struct Authenticated: Decodable, Sendable {
             var authenticated: Bool
             var user: String
@@ -270,7 +250,7 @@ struct AlamofireExamplesTests {
     // MARK: Response handlers
 
     @Test func responseHandlersDataStringDecodableChained() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         let data = await Self.completion { done in
             session.request("\(base)/get?handler=data").responseData { response in done(response) }
@@ -309,7 +289,7 @@ struct AlamofireExamplesTests {
     }
 
     @Test func serializingDecodableAsync() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let session = Session()
         // let value = try await AF.request(...).serializingDecodable(DecodableType.self).value
         let value = try await session.request("\(base)/get", parameters: ["async": "yes"]).serializingDecodable(Echo.self).value
@@ -363,7 +343,7 @@ struct AlamofireExamplesTests {
     }
 
     @Test func routerEnumBuildsRequests() async throws {
-        let base = try #require(URL(string: try HTTPBinServer.base()))
+        let base = try #require(URL(string: try SuiteTestServer.baseURL()))
         let session = Session()
         let get = try await session.request(Router.get(base: base, ["foo": "bar"])).validate()
             .serializingDecodable(Echo.self).value
@@ -387,7 +367,7 @@ struct AlamofireExamplesTests {
     }
 
     @Test func interceptorAdaptsAHeader() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         // Per request.
         let session = Session()
         let echo = try await session.request("\(base)/headers", interceptor: BearerTokenAdapter(token: "per-request"))
@@ -408,7 +388,7 @@ struct AlamofireExamplesTests {
     }
 
     @Test func retryPolicyRetriesA503() async throws {
-        let base = try HTTPBinServer.base()
+        let base = try SuiteTestServer.baseURL()
         let attempts = Mutex<[Int]>([])
         // The adapter runs once per attempt: it counts them.
         let counter = Adapter { request, state in
