@@ -293,13 +293,13 @@ func readmeExample20(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     var parser = ResponseParser()
     parser.requestSent(method: .get)
     parser.receive(received)                 // a ByteBuffer; adopted without a copy when nothing is buffered
-    while true {
+    reading: while true {
         switch try parser.next() {
         case .informational(let head): print("1xx:", head.status)
         case .head(let head): print(head.status, head.headers.first(name: "content-type") ?? "-")
         case .body(let part): sink(part)     // a slice of the received bytes
-        case .end: break                     // parser.isReusable says whether the connection can be reused
-        case .needMoreData: break            // receive more, or receiveEndOfStream()
+        case .end: break reading             // parser.isReusable says whether the connection can be reused
+        case .needMoreData: break reading    // receive more, or receiveEndOfStream()
         }
     }
 }
