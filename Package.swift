@@ -86,6 +86,13 @@ let package = Package(
             dependencies: ["BluebonnetCLICore", "Bluebonnet"],
             exclude: ["README.md"]
         ),
+        // Linkage probes: tiny programs whose dynamic dependencies `LinkageTests` reads (the core
+        // must not need libFoundation.so; the opt-in Foundation module must).
+        .executableTarget(name: "BluebonnetLinkageProbe", dependencies: ["Bluebonnet"]),
+        .executableTarget(
+            name: "BluebonnetFoundationLinkageProbe",
+            dependencies: ["Bluebonnet", "BluebonnetFoundation"]
+        ),
         .target(
             name: "BluebonnetTestSupport",
             dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
@@ -123,7 +130,7 @@ let package = Package(
             name: "BluebonnetTests",
             dependencies: [
                 "Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetPosix",
-                "BluebonnetTransport", "BluebonnetTestSupport",
+                "BluebonnetTransport", "BluebonnetTestSupport", "BluebonnetFoundation",
             ]
         ),
         .testTarget(
@@ -145,7 +152,7 @@ let package = Package(
             // TLS and transport for the error kinds under `BluebonnetError.transportFailed`, and
             // for the wildcard-certificate case, which needs a server name other than the URL's host.
             dependencies: [
-                "Bluebonnet", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetTestSupport",
+                "Bluebonnet", "BluebonnetFoundation", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
