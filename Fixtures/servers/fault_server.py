@@ -7,7 +7,8 @@ Python 3.11 standard library only. Binds loopback only (127.0.0.0/8 or ::1; any 
 refused). With --port 0 (the default) the OS picks the port. The first line on stdout is always
 `LISTENING <port>` (flushed): that line is the readiness signal. With --also-ipv6 the same port is
 also bound on ::1 when the machine has IPv6 (best effort; the line then reads
-`LISTENING <port> ipv6`). Stops on SIGTERM/SIGINT: closes every connection and exits 0.
+`LISTENING <port> ipv6`). With --unix PATH the same paths are also served on that Unix-domain
+socket (`LISTENING <port> unix`). Stops on SIGTERM/SIGINT: closes every connection and exits 0.
 
 Every connection reads the request head properly (up to 64 KiB) and, for the paths that answer,
 the whole body (Content-Length or chunked; `Expect: 100-continue` gets `100 Continue` first)
@@ -453,6 +454,7 @@ async def main():
     ap.add_argument("--port", type=int, default=0, help="0 = the OS picks (printed as LISTENING <port>)")
     ap.add_argument("--also-ipv6", action="store_true", help="also bind ::1 on the same port if possible")
     ap.add_argument("--hold", type=float, default=120, help="seconds /no-read and /accept-never-answer hold a connection")
+    ap.add_argument("--unix", default=None, help="also serve on this Unix-domain socket path (created; removed at exit)")
     args = ap.parse_args()
     if not loopback(args.host):
         sys.exit(f"fault_server: refusing to bind {args.host!r}: loopback addresses only")
@@ -468,6 +470,9 @@ async def main():
             suffix = " ipv6"
         except OSError:
             pass
+    if args.unix:
+        servers.append(await asyncio.start_unix_server(fault.handle, args.unix, limit=MAX_HEAD))
+        suffix += " unix"
     print(f"LISTENING {port}{suffix}", flush=True)
 
     stop = asyncio.Event()

@@ -195,4 +195,25 @@ struct SessionTests {
             await session.shutdown()
         }
     }
+
+    @Test func unixDomainSocketURLsReachTheServer() async throws {
+        try await withTestServer(.faultServer) { server in
+            let path = try #require(server.unixSocketPath)
+            let encoded = try #require(path.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let session = Session()
+            let echo = try await session.request("http+unix://\(encoded)/echo?x=1").serializingDecodable(Echo.self).value
+            #expect(echo.target == "/echo?x=1")
+            #expect(echo.headers.contains { $0[0].lowercased() == "host" && $0[1] == "localhost" })
+            let first = try await session.request("http+unix://\(encoded)/conn").serializingDecodable(Conn.self).value
+            let second = try await session.request("http+unix://\(encoded)/conn").serializingDecodable(Conn.self).value
+            #expect(second.conn == first.conn, "Unix-domain connections are pooled too")
+            let bad = await session.request("http+unix://relative.sock/x").serializingData().result
+            guard case .failure(let error) = bad else {
+                Issue.record("a socket path that is not absolute must fail")
+                return
+            }
+            #expect(error.isInvalidURLError)
+            await session.shutdown()
+        }
+    }
 }

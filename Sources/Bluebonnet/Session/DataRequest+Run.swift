@@ -1,5 +1,6 @@
 import BluebonnetCore
 import BluebonnetHTTP1
+import BluebonnetTLS
 import BluebonnetTransport
 import FoundationEssentials
 
@@ -154,13 +155,9 @@ extension DataRequest {
         _ request: HTTPRequest, transactions: inout [TransactionMetrics]
     ) async throws(BluebonnetError) -> (HTTPResponse, Data) {
         let configuration = session.configuration
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = request.url.host(percentEncoded: false), !host.isEmpty
-        else { throw .invalidURL(url: request.url.absoluteString) }
-        let isTLS = scheme == "https"
-        let port = request.url.port ?? (isTLS ? 443 : 80)
-        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let endpoint = Endpoint(host: bareHost, port: port, tls: isTLS ? configuration.tls : nil)
+        guard let endpoint = Self.endpoint(for: request.url, tls: configuration.tls) else {
+            throw .invalidURL(url: request.url.absoluteString)
+        }
 
         let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
         let body: HTTP1Exchange.RequestBody = request.body.map { .bytes(ByteBuffer(bytes: $0)) } ?? .none
@@ -198,5 +195,25 @@ extension DataRequest {
             url: request.url, statusCode: collected.head.status, reason: collected.head.reason,
             version: collected.head.version, headers: headers)
         return (response, Data(collected.body.readableBytesArray))
+    }
+
+    /// Where a URL's requests go: `http`/`https` to host and port; `http+unix`/`https+unix` to the
+    /// Unix-domain socket whose percent-encoded path is the host (`http+unix://%2Fvar%2Frun%2Fapp.sock/v1/items`).
+    static func endpoint(for url: URL, tls: TLSConfiguration) -> Endpoint? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !host.isEmpty else {
+            return nil
+        }
+        switch scheme {
+        case "http", "https":
+            let isTLS = scheme == "https"
+            let port = url.port ?? (isTLS ? 443 : 80)
+            let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            return Endpoint(host: bareHost, port: port, tls: isTLS ? tls : nil)
+        case "http+unix", "https+unix":
+            guard host.hasPrefix("/") else { return nil }
+            return Endpoint(unixPath: host, tls: scheme == "https+unix" ? tls : nil, serverName: scheme == "https+unix" ? "localhost" : nil)
+        default:
+            return nil
+        }
     }
 }
