@@ -122,13 +122,8 @@ public final class Session: Sendable {
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        let built = Session.build(url: convertible) {
-            var request = try HTTPRequest(url: convertible, method: method, headers: headers ?? [])
-            request = try encoder.encode(parameters, into: request)
-            try requestModifier?(&request)
-            return request
-        }
-        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
+        makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+                    requestModifier: requestModifier) { try encoder.encode(parameters, into: $0) }
     }
 
     /// A request for `convertible` with legacy `[String: Any]` parameters and a ``ParameterEncoding``
@@ -143,13 +138,8 @@ public final class Session: Sendable {
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        let built = Session.build(url: convertible) {
-            var request = try HTTPRequest(url: convertible, method: method, headers: headers ?? [])
-            request = try encoding.encode(request, with: parameters)
-            try requestModifier?(&request)
-            return request
-        }
-        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
+        makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+                    requestModifier: requestModifier) { try encoding.encode($0, with: parameters) }
     }
 
     /// A request from a value that builds one (a router, or an ``HTTPRequest``); `interceptor` and
@@ -162,6 +152,22 @@ public final class Session: Sendable {
             built = .success(try convertible.asURLRequest())
         } catch {
             built = .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
+        }
+        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
+    }
+
+    /// Builds (URL, method, headers), encodes the parameters with `encode`, applies the modifier;
+    /// any failure becomes the request's error rather than a throw at the call site.
+    private func makeRequest(
+        _ convertible: some URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+        interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor],
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?,
+        encode: (HTTPRequest) throws -> HTTPRequest
+    ) -> DataRequest {
+        let built = Session.build(url: convertible) {
+            var request = try encode(HTTPRequest(url: convertible, method: method, headers: headers ?? []))
+            try requestModifier?(&request)
+            return request
         }
         return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
     }
