@@ -8,9 +8,18 @@ import PackageDescription
 let package = Package(
     name: "Bluebonnet",
     products: [
+        .library(name: "Bluebonnet", targets: ["Bluebonnet"]),
+        .library(name: "BluebonnetFoundation", targets: ["BluebonnetFoundation"]),
         .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
+        .executable(name: "bluebonnet", targets: ["BluebonnetCLI"]),
+    ],
+    dependencies: [
+        // The server-side logging convention: `Session.logger` (ARCHITECTURE.md allows `Logging`).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // The CLI's argument parsing only; the library itself does not depend on it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // MARK: C edge
@@ -49,7 +58,40 @@ let package = Package(
         ),
         .target(
             name: "BluebonnetTransport",
-            dependencies: ["BluebonnetCore"]
+            dependencies: ["BluebonnetCore", "BluebonnetPosix", "BluebonnetTLS"]
+        ),
+        .target(
+            name: "Bluebonnet",
+            dependencies: [
+                "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression",
+                "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "BluebonnetFoundation",
+            dependencies: ["Bluebonnet"]
+        ),
+        // MARK: The `bluebonnet` CLI
+
+        // Everything but the Session calls: options, output modes, the JSON writer, exit codes,
+        // the progress bar. Testable with a fake `Fetching`.
+        .target(
+            name: "BluebonnetCLICore",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // A thin main plus `Fetcher.swift`, the one file that talks to the Session API.
+        .executableTarget(
+            name: "BluebonnetCLI",
+            dependencies: ["BluebonnetCLICore", "Bluebonnet"],
+            exclude: ["README.md"]
+        ),
+        // Linkage probes: tiny programs whose dynamic dependencies `LinkageTests` reads (the core
+        // must not need libFoundation.so; the opt-in Foundation module must).
+        .executableTarget(name: "BluebonnetLinkageProbe", dependencies: ["Bluebonnet"]),
+        .executableTarget(
+            name: "BluebonnetFoundationLinkageProbe",
+            dependencies: ["Bluebonnet", "BluebonnetFoundation"]
         ),
         .target(
             name: "BluebonnetTestSupport",
@@ -80,7 +122,26 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetTransportTests",
-            dependencies: ["BluebonnetTransport", "BluebonnetCore", "BluebonnetTestSupport"]
+            dependencies: [
+                "BluebonnetTransport", "BluebonnetCore", "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "BluebonnetTests",
+            dependencies: [
+                "Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetPosix",
+                "BluebonnetTransport", "BluebonnetTestSupport", "BluebonnetFoundation",
+            ]
+        ),
+        .testTarget(
+            name: "BluebonnetFoundationTests",
+            dependencies: ["BluebonnetFoundation", "Bluebonnet"]
+        ),
+        .testTarget(
+            name: "BluebonnetCLITests",
+            // The subprocess tests run the `bluebonnet` binary that `swift build --build-tests`
+            // (and `swift test`) build beside the test bundle; they fail saying so if it is missing.
+            dependencies: ["BluebonnetCLICore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetArchitectureTests",
@@ -88,7 +149,18 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetIntegrationTests",
-            dependencies: ["BluebonnetTestSupport"]
+            // TLS and transport for the error kinds under `BluebonnetError.transportFailed`, and
+            // for the wildcard-certificate case, which needs a server name other than the URL's host.
+            dependencies: [
+                "Bluebonnet", "BluebonnetFoundation", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // 500 sequential and 500 concurrent requests, then a count of the process's sockets:
+        // scripts/test.sh runs it in a process of its own (BLUEBONNET_LOAD_FD_CHECK=1).
+        .testTarget(
+            name: "BluebonnetLoadTests",
+            dependencies: ["Bluebonnet", "BluebonnetTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

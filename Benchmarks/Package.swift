@@ -31,6 +31,7 @@ let package = Package(
             name: "throughput",
             dependencies: [
                 "HarnessSupport",
+                .product(name: "Bluebonnet", package: "Bluebonnet"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -7,7 +7,8 @@ Python 3.11 standard library only. Binds loopback only (127.0.0.0/8 or ::1; any 
 refused). With --port 0 (the default) the OS picks the port. The first line on stdout is always
 `LISTENING <port>` (flushed): that line is the readiness signal. With --also-ipv6 the same port is
 also bound on ::1 when the machine has IPv6 (best effort; the line then reads
-`LISTENING <port> ipv6`). Stops on SIGTERM/SIGINT: closes every connection and exits 0.
+`LISTENING <port> ipv6`). With --unix PATH the same paths are also served on that Unix-domain
+socket (`LISTENING <port> unix`). Stops on SIGTERM/SIGINT: closes every connection and exits 0.
 
 Every connection reads the request head properly (up to 64 KiB) and, for the paths that answer,
 the whole body (Content-Length or chunked; `Expect: 100-continue` gets `100 Continue` first)
@@ -22,6 +23,7 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /close-idle?after_ms=D               | 200 keep-alive, then FIN once the connection has been idle D ms (default 100); a request arriving earlier is served and the idle limit stays D |
 | /close-after-response                | 200 with `Connection: keep-alive`, then FIN at once (a stale pooled connection) |
 | /rst-after-response                  | 200 with `Connection: keep-alive`, then RST (SO_LINGER 0) once the client has ACKed the response |
+| /close-on-next-request               | 200 keep-alive; the next request on the connection is read whole, then FIN without an answer (the server closed an idle connection just as the client reused it, RFC 9112 §9.3.1, made deterministic) |
 | /reset-mid-body?size=N&after=K       | Content-Length N (default 1000), K bytes (default N/2), RST after they are ACKed |
 | /close-mid-body?size=N&after=K       | same, FIN instead of RST |
 | /chunked-truncated                   | chunked body, three chunks, no last chunk, then FIN |
@@ -148,6 +150,7 @@ class Connection:
         self.number = number
         self.requests = 0
         self.idle_limit = None  # seconds; set by /close-idle
+        self.drop_next = False  # set by /close-on-next-request
         self.sock = writer.get_extra_info("socket")
 
     # -- reading -------------------------------------------------------------------------------
@@ -286,6 +289,11 @@ class Connection:
                 except asyncio.IncompleteReadError:
                     return  # the client closed between requests
                 self.requests += 1
+                if self.drop_next:
+                    if req.path not in ("/no-read", "/accept-never-answer", "/stall-head"):
+                        await self.read_body(req)  # read whole, so the close is a FIN, not an RST
+                    await self.fin()
+                    return
                 keep = await self.dispatch(req)
                 if not keep:
                     return
@@ -336,6 +344,9 @@ class Connection:
             await self.respond(req, 200, b"ok", keep_alive_header=True)
             await self.fin()
             return False
+        elif p == "/close-on-next-request":
+            self.drop_next = True
+            await self.respond(req, 200, b"ok", close=close, keep_alive_header=True)
         elif p == "/rst-after-response":
             await self.respond(req, 200, b"ok", keep_alive_header=True)
             await self.rst()
@@ -443,6 +454,7 @@ async def main():
     ap.add_argument("--port", type=int, default=0, help="0 = the OS picks (printed as LISTENING <port>)")
     ap.add_argument("--also-ipv6", action="store_true", help="also bind ::1 on the same port if possible")
     ap.add_argument("--hold", type=float, default=120, help="seconds /no-read and /accept-never-answer hold a connection")
+    ap.add_argument("--unix", default=None, help="also serve on this Unix-domain socket path (created; removed at exit)")
     args = ap.parse_args()
     if not loopback(args.host):
         sys.exit(f"fault_server: refusing to bind {args.host!r}: loopback addresses only")
@@ -458,6 +470,9 @@ async def main():
             suffix = " ipv6"
         except OSError:
             pass
+    if args.unix:
+        servers.append(await asyncio.start_unix_server(fault.handle, args.unix, limit=MAX_HEAD))
+        suffix += " unix"
     print(f"LISTENING {port}{suffix}", flush=True)
 
     stop = asyncio.Event()

@@ -91,6 +91,12 @@ public final class TestServer: Sendable {
 
     private let stopped = Mutex(false)
 
+    /// The fault server's Unix-domain socket (it serves the same paths there), or nil.
+    public var unixSocketPath: String? {
+        guard case .faultServer = kind else { return nil }
+        return directory.appendingPathComponent("fault.sock").path
+    }
+
     /// `http://host:port` (for `openssl s_server`, `https://`).
     public var baseURL: URL {
         let scheme: String
@@ -137,7 +143,8 @@ public final class TestServer: Sendable {
         case .faultServer:
             let script = try FixturePaths.fixture("servers/fault_server.py")
             let python = try program("python3", setupHint: "installs python3")
-            let child = try Child.spawn(python, [script.path, "--port", "0"], logs: directory)
+            let socket = directory.appendingPathComponent("fault.sock").path
+            let child = try Child.spawn(python, [script.path, "--port", "0", "--unix", socket], logs: directory)
             let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
                 line.hasPrefix("LISTENING ") ? Int(line.split(separator: " ")[1]) : nil
             }

@@ -25,11 +25,19 @@ import Testing
             [
                 "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetTLS",
                 "BluebonnetPosix", "BluebonnetTransport", "FoundationEssentials", "Logging",
+                // Alamofire's closure handlers take a `DispatchQueue` (completion queues).
+                "Dispatch",
             ],
             []
         ),
         "BluebonnetFoundation": (["Bluebonnet", "BluebonnetCore", "Foundation"], []),
-        "BluebonnetCLI": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation"], []),
+        "BluebonnetCLI": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation", "BluebonnetCLICore"], []),
+        // The CLI's logic (options, output, JSON, progress), kept apart from the Session calls
+        // so that it is testable with a fake fetcher; the same allowed set as BluebonnetCLI.
+        "BluebonnetCLICore": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation"], []),
+        // The linkage probes (see LinkageTests): the core probe must reach nothing past the core.
+        "BluebonnetLinkageProbe": (["Bluebonnet", "BluebonnetCore"], []),
+        "BluebonnetFoundationLinkageProbe": (["Bluebonnet", "BluebonnetCore", "BluebonnetFoundation"], []),
     ]
 
     /// Targets that may import anything (test helpers) or are C (no Swift imports to check).

@@ -1,24 +1,103 @@
-/// The slot for Bluebonnet's own clients, filled when the Session API lands.
+import Bluebonnet
+import BluebonnetTLS
+import Foundation
+
+/// Bluebonnet's clients for the harness: the same scenario through the async API
+/// (`bluebonnet-async`) and through the completion-handler API (`bluebonnet-closure`, bridged once
+/// per request with a checked continuation, a cost the same for every request).
 ///
-/// Plug-in contract (Benchmarks/README.md, "Adding Bluebonnet's clients"): make a `LoadClient`
-/// for each API style and return it here instead of throwing.
-///
-/// - `bluebonnet-async`: `request()` awaits one `Session` request of the scenario (method, path,
-///   `Connection: close` when `newConnectionPerRequest`, `Accept-Encoding: gzip` and a
-///   `Decodable` serializer into `[JSONItem]` for `.decodeJSON`, a streaming sink for `.stream`,
-///   an in-memory body for `.memory`, a 64 KiB `uploadBytes` body for the upload), checks status
-///   and body length as `AHCClient.request()` does, and returns the bytes moved.
-/// - `bluebonnet-closure`: the same through the completion-handler API, bridged once per request
-///   with a checked continuation (the bridge costs the same for every request, so the figure
-///   still compares the API styles).
-///
-/// Both must trust `caFile` (Fixtures/certs/ca.pem) and honour `scenario.resumeTLS` by offering
-/// the previous TLS session. The coordinator already treats both kinds as clients that run every
-/// scenario and as the baseline of the ratios once either is in the run.
+/// One `Session` per worker process, sized for the scenario's concurrency, trusting the test CA;
+/// TLS session resumption follows `scenario.resumeTLS`. The `.stream` scenarios need a streaming
+/// response API (`DataStreamRequest`), which Bluebonnet does not have yet: they report that as a
+/// failure rather than measuring an in-memory collection under the streaming name.
 enum BluebonnetClients {
     static func make(
         _ kind: ClientKind, scenario: Scenario, baseURL: String, caFile: String
     ) throws -> any LoadClient {
-        throw CheckFailure("\(kind.rawValue): not yet available (Session API pending)")
+        guard scenario.body != .stream else {
+            throw CheckFailure("\(kind.rawValue): streamed responses need DataStreamRequest (not yet in Bluebonnet)")
+        }
+        return BluebonnetClient(closureStyle: kind == .bluebonnetClosure, scenario: scenario, baseURL: baseURL, caFile: caFile)
+    }
+}
+
+final class BluebonnetClient: LoadClient {
+    private let session: Session
+    private let scenario: Scenario
+    private let url: String
+    private let closureStyle: Bool
+    private let uploadBody: Data
+
+    init(closureStyle: Bool, scenario: Scenario, baseURL: String, caFile: String) {
+        self.scenario = scenario
+        self.closureStyle = closureStyle
+        self.url = baseURL + scenario.path
+        self.uploadBody = Data(repeating: UInt8(ascii: "u"), count: scenario.uploadBytes)
+        var configuration = SessionConfiguration()
+        configuration.tls.trustRoots = .certificates([.pemFile(path: caFile)])
+        configuration.tls.sessionResumption = scenario.resumeTLS || !scenario.newConnectionPerRequest
+        configuration.maximumConnectionsPerHost = max(8, scenario.concurrency)
+        configuration.maximumConnections = max(64, scenario.concurrency)
+        configuration.idleConnectionTimeout = .seconds(3_600)
+        configuration.maximumResponseBodyBytes = 256 << 20
+        session = Session(configuration: configuration)
+    }
+
+    var note: String? { nil }
+
+    private func makeRequest() throws -> HTTPRequest {
+        var request = try HTTPRequest(url: url, method: HTTPMethod(rawValue: scenario.method))
+        if scenario.uploadBytes > 0 { request.body = uploadBody }
+        if scenario.newConnectionPerRequest { request.headers.add(name: "Connection", value: "close") }
+        if scenario.body == .decodeJSON { request.headers.update(name: "Accept-Encoding", value: "gzip") }
+        return request
+    }
+
+    func request() async throws -> Int {
+        let request = session.request(try makeRequest())
+        let expectedStatus = scenario.uploadBytes > 0 ? 204 : 200
+        let received: Int
+        switch scenario.body {
+        case .decodeJSON:
+            let response: BluebonnetDataResponse<[JSONItem]>
+            if closureStyle {
+                response = await withCheckedContinuation { continuation in
+                    request.responseDecodable(of: [JSONItem].self) { continuation.resume(returning: $0) }
+                }
+            } else {
+                response = await request.serializingDecodable([JSONItem].self).response
+            }
+            guard response.response?.statusCode == expectedStatus else {
+                throw CheckFailure("status \(response.response.map { String($0.statusCode) } ?? "none"): \(response.error.map { "\($0)" } ?? "")")
+            }
+            guard response.response?.headers["Content-Encoding"] == "gzip" else { throw CheckFailure("response not gzip-encoded") }
+            let items = try response.result.get()
+            guard items.count == scenario.expectedJSONItems else {
+                throw CheckFailure("decoded \(items.count) items, expected \(scenario.expectedJSONItems)")
+            }
+            received = response.data?.count ?? 0
+        case .memory, .stream:
+            let response: BluebonnetDataResponse<Data?>
+            if closureStyle {
+                response = await withCheckedContinuation { continuation in
+                    request.response { continuation.resume(returning: $0) }
+                }
+            } else {
+                response = await request.serializingResponse().response
+            }
+            if let error = response.error { throw error }
+            guard response.response?.statusCode == expectedStatus else {
+                throw CheckFailure("status \(response.response.map { String($0.statusCode) } ?? "none")")
+            }
+            received = response.data?.count ?? 0
+        }
+        guard received == scenario.expectedBodyBytes else {
+            throw CheckFailure("body \(received) bytes, expected \(scenario.expectedBodyBytes)")
+        }
+        return received + scenario.uploadBytes
+    }
+
+    func shutdown() async {
+        await session.shutdown()
     }
 }

@@ -26,7 +26,7 @@ struct Coordinator: ParsableCommand {
     @Option(help: "Comma-separated scenario names (default: all; see --list).")
     var scenarios: String?
 
-    @Option(help: "Comma-separated clients (default: ahc,urlsession,wrk,cref; Bluebonnet's run only when named).")
+    @Option(help: "Comma-separated clients (default: bluebonnet-async,bluebonnet-closure,ahc,urlsession,wrk,cref).")
     var clients: String?
 
     @Option(help: "Where results go (default: <repo>/results).")
@@ -41,7 +41,7 @@ struct Coordinator: ParsableCommand {
     @Flag(help: "List the scenarios and clients, then exit.")
     var list = false
 
-    static let defaultClients: [ClientKind] = [.ahc, .urlsession, .wrk, .cref]
+    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .ahc, .urlsession, .wrk, .cref]
 
     func run() throws {
         if list {

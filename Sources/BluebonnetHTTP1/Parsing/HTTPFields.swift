@@ -149,6 +149,9 @@ public struct ResponseHead: Sendable, Equatable, CustomStringConvertible {
         self.keepAlive = keepAlive
     }
 
+    /// The head's size on the wire: status line, field lines and the empty line that ends them.
+    public var byteCount: Int { headers.bytes.readableBytes }
+
     /// The reason phrase (may be empty); non-UTF-8 bytes are repaired with U+FFFD.
     public var reason: String {
         headers.bytes.getString((headers.bytes.readerIndex + reasonRange.lowerBound)..<(headers.bytes.readerIndex + reasonRange.upperBound))

@@ -41,4 +41,7 @@ public struct IOError: Error, Hashable, Sendable, CustomStringConvertible {
         hasher.combine(errno)
         hasher.combine(function)
     }
+
+    /// Whether the peer reset the connection (`ECONNRESET`).
+    public var isConnectionReset: Bool { errno == ECONNRESET }
 }

@@ -1,0 +1,202 @@
+import FoundationEssentials
+
+/// The error every Bluebonnet request fails with: each case names the phase that failed.
+///
+/// This is Alamofire's `AFError` under Bluebonnet's name: `AFError` maps to `BluebonnetError`,
+/// `AFDataResponse<T>` to ``BluebonnetDataResponse``, and the cases and their reasons keep
+/// Alamofire's names except where noted on the case (`sessionTaskFailed` is ``transportFailed(error:)``
+/// because there is no `URLSessionTask` underneath).
+///
+/// Underlying errors are `any Error`, which is `Sendable` in Swift 6 (`Error` refines `Sendable`),
+/// so the whole value crosses tasks. Errors from lower layers (`TLSError`, `CompressionError`,
+/// parser and transport errors) arrive inside ``transportFailed(error:)`` or
+/// ``serverTrustEvaluationFailed(reason:)``; read them back with ``underlyingError``.
+///
+/// "We misused HTTP" (``invalidURL(url:)``, ``requestValidationFailed(reason:)``,
+/// ``parameterEncodingFailed(reason:)``) is kept apart from "the peer broke HTTP"
+/// (``transportFailed(error:)`` with a parser error) and from "the response is not what the
+/// caller accepts" (``responseValidationFailed(reason:)``, ``responseSerializationFailed(reason:)``).
+public enum BluebonnetError: Error {
+    /// The value given as a URL could not be turned into a `URL`.
+    ///
+    /// Alamofire carries the `URLConvertible` itself; Bluebonnet carries its textual form so the
+    /// error stays `Sendable` and `Equatable`-friendly.
+    case invalidURL(url: String)
+    /// A `ParameterEncoding` failed (the seed-era, `[String: Any]`-style encoders).
+    case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
+    /// A `ParameterEncoder` (the `Encodable` encoders) failed.
+    case parameterEncoderFailed(reason: ParameterEncoderFailureReason)
+    /// Multipart form data could not be encoded.
+    case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
+    /// Building the request description failed (a `URLRequestConvertible` threw).
+    case createURLRequestFailed(error: any Error)
+    /// The request description is not something Bluebonnet will send (body on GET, CR/LF/NUL in
+    /// a header or the target). Alamofire: `urlRequestValidationFailed(reason:)`.
+    case requestValidationFailed(reason: RequestValidationFailureReason)
+    /// A `RequestAdapter` threw.
+    case requestAdaptationFailed(error: any Error)
+    /// A `RequestRetrier` threw while deciding whether to retry `originalError`.
+    case requestRetryFailed(retryError: any Error, originalError: any Error)
+    /// Resolving, connecting, TLS, writing the request or reading the response failed.
+    ///
+    /// Alamofire: `sessionTaskFailed(error:)`. `error` is the lower layer's typed error
+    /// (a transport, TLS, HTTP/1 parser, decompression or timeout error).
+    case transportFailed(error: any Error)
+    /// The server's certificate chain, host name or pins were not accepted.
+    case serverTrustEvaluationFailed(reason: ServerTrustFailureReason)
+    /// A validator rejected the response (status code, content type or a custom check).
+    case responseValidationFailed(reason: ResponseValidationFailureReason)
+    /// A response serializer could not produce the value.
+    case responseSerializationFailed(reason: ResponseSerializationFailureReason)
+    /// More redirects than the ``RedirectPolicy`` allows; `count` is the limit that was reached
+    /// (the number of redirects already followed). Not in Alamofire (URLSession stops at 16).
+    case redirectLimitExceeded(count: Int)
+    /// A redirect the ``RedirectPolicy`` refuses to follow (insecure downgrade, unsupported
+    /// scheme, unparsable `Location`). Not in Alamofire.
+    case redirectRejected(reason: RedirectRejectionReason)
+    /// The request body is larger than the configured limit (`limit` bytes).
+    case requestTooLarge(limit: Int)
+    /// The response body is larger than the configured limit for in-memory responses
+    /// (`limit` bytes), or decompresses beyond the decompression limit.
+    case responseTooLarge(limit: Int)
+    /// The request was cancelled by the caller (`cancel()` or task cancellation).
+    case explicitlyCancelled
+    /// The `Session` was deinitialised while the request was in flight.
+    case sessionDeinitialized
+    /// The `Session` was shut down (`error` is nil) or invalidated by a failure (`error` set)
+    /// before or while the request ran.
+    case sessionInvalidated(error: (any Error)?)
+
+    // MARK: Reasons
+
+    /// Why a `ParameterEncoding` failed.
+    public enum ParameterEncodingFailureReason: Sendable {
+        /// The request had no URL to put query parameters into.
+        case missingURL
+        /// JSON encoding of the parameters threw.
+        case jsonEncodingFailed(error: any Error)
+        /// A custom encoding threw.
+        case customEncodingFailed(error: any Error)
+    }
+
+    /// Why a `ParameterEncoder` failed.
+    public enum ParameterEncoderFailureReason: Sendable {
+        /// A part of the request the encoder needs.
+        public enum RequiredComponent: Sendable, Hashable {
+            /// The URL was missing or could not be built.
+            case url
+            /// The HTTP method was missing (its raw value when known).
+            case httpMethod(rawValue: String)
+        }
+
+        /// The request lacked a component the encoder needs.
+        case missingRequiredComponent(RequiredComponent)
+        /// The underlying `Encoder` threw.
+        case encoderFailed(error: any Error)
+    }
+
+    /// Why multipart form data could not be encoded.
+    public enum MultipartEncodingFailureReason: Sendable {
+        /// A body part's file URL is not a file URL.
+        case bodyPartURLInvalid(url: URL)
+        /// No file name could be derived from the URL.
+        case bodyPartFilenameInvalid(in: URL)
+        /// The file does not exist or cannot be read.
+        case bodyPartFileNotReachable(at: URL)
+        /// The URL names a directory.
+        case bodyPartFileIsDirectory(at: URL)
+        /// The file's size could not be read.
+        case bodyPartFileSizeNotAvailable(at: URL)
+        /// The file could not be opened for reading.
+        case bodyPartInputStreamCreationFailed(for: URL)
+        /// The destination file already exists.
+        case outputStreamFileAlreadyExists(at: URL)
+        /// Writing the encoded form failed.
+        case outputStreamWriteFailed(error: any Error)
+        /// Reading a body part failed.
+        case inputStreamReadFailed(error: any Error)
+    }
+
+    /// Why a request description was refused before anything was sent.
+    public enum RequestValidationFailureReason: Sendable {
+        /// A GET request carried a body (allowed only when asked for).
+        case bodyDataInGETRequest(Data)
+        /// A header name is not a token (RFC 9110 §5.1) or contains CR, LF or NUL.
+        case invalidHeaderName(String)
+        /// A header value contains CR, LF or NUL (RFC 9110 §5.5); the name is given.
+        case invalidHeaderValue(name: String)
+        /// The request target contains CR, LF, NUL or a space.
+        case invalidRequestTarget(String)
+    }
+
+    /// Why server trust evaluation failed.
+    public enum ServerTrustFailureReason: Sendable {
+        /// The session requires an evaluator for every host and has none for `host`.
+        case noRequiredEvaluator(host: String)
+        /// The peer sent no certificates.
+        case noCertificatesFound
+        /// No public keys could be read from the certificates.
+        case noPublicKeysFound
+        /// Chain or expiry validation against the trust roots failed.
+        case defaultEvaluationFailed(host: String, error: (any Error)?)
+        /// The certificate does not match `host` (RFC 9525).
+        case hostValidationFailed(host: String)
+        /// Revocation checking failed or a certificate is revoked.
+        case revocationCheckFailed(host: String)
+        /// No certificate in the chain matched the pinned certificates.
+        case certificatePinningFailed(host: String)
+        /// No public key in the chain matched the pinned keys.
+        case publicKeyPinningFailed(host: String)
+        /// A custom evaluator threw.
+        case customEvaluationFailed(error: any Error)
+    }
+
+    /// Why a validator rejected the response.
+    public enum ResponseValidationFailureReason: Sendable {
+        /// A download's destination file was nil.
+        case dataFileNil
+        /// A download's destination file could not be read.
+        case dataFileReadFailed(at: URL)
+        /// The response had no `Content-Type` and the acceptable types do not include `*/*`.
+        case missingContentType(acceptableContentTypes: [String])
+        /// The response's media type matched none of the acceptable types.
+        case unacceptableContentType(acceptableContentTypes: [String], responseContentType: String)
+        /// The status code is not among the acceptable ones.
+        case unacceptableStatusCode(code: Int)
+        /// A custom validator failed with an error that is not a ``BluebonnetError``.
+        case customValidationFailed(error: any Error)
+    }
+
+    /// Why a response serializer failed.
+    public enum ResponseSerializationFailureReason: Sendable {
+        /// The body was empty (or absent) and the request method and status code do not allow
+        /// an empty body (by default only `HEAD`, 204 and 205 do).
+        case inputDataNilOrZeroLength
+        /// A download's file URL was nil.
+        case inputFileNil
+        /// A download's file could not be read.
+        case inputFileReadFailed(at: URL)
+        /// The body is not valid text in `encoding`.
+        case stringSerializationFailed(encoding: String.Encoding)
+        /// `Any`-based JSON serialization failed (BluebonnetFoundation's JSON serializer).
+        case jsonSerializationFailed(error: any Error)
+        /// The `DataDecoder` threw.
+        case decodingFailed(error: any Error)
+        /// A custom serializer or data preprocessor threw an error that is not a ``BluebonnetError``.
+        case customSerializationFailed(error: any Error)
+        /// The body was empty, which was allowed, but `type` has no empty value
+        /// (it is not ``EmptyResponse``).
+        case invalidEmptyResponse(type: String)
+    }
+
+    /// Why a redirect was not followed.
+    public enum RedirectRejectionReason: Sendable, Hashable {
+        /// The redirect goes from `https` to `http` and ``RedirectPolicy/allowsInsecureRedirects``
+        /// is false.
+        case insecureDowngrade(from: URL, to: URL)
+        /// The `Location` resolves to a scheme other than `http` or `https`.
+        case unsupportedScheme(String)
+        /// The `Location` value is not a URI reference (RFC 3986 §4.1) Bluebonnet can resolve.
+        case invalidLocation(String)
+    }
+}

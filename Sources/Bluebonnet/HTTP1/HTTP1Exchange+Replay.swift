@@ -1,0 +1,37 @@
+import BluebonnetCore
+
+extension HTTP1Exchange {
+    /// Whether a failed request is sent again on a fresh connection (ARCHITECTURE.md, "A pooled
+    /// connection the server closed").
+    ///
+    /// A server may close an idle keep-alive connection at any moment (RFC 9112 §9.3.1), and the
+    /// client can learn of it only by using the connection. RFC 9112 §9.3.1.1 lets a client retry
+    /// a request automatically when it knows the request is idempotent (RFC 9110 §9.2.2). So a
+    /// request is replayed, once, exactly when all of these hold:
+    ///
+    /// - the connection had carried an earlier exchange (a fresh connection that fails is not stale);
+    /// - no byte of the response arrived (the server did not start answering);
+    /// - the failure says the connection was dead: it closed or was reset
+    ///   (`connectionClosedBeforeResponse`) or the transport failed (`transport`, such as `EPIPE`
+    ///   on the write). Timeouts, cancellation and protocol errors are never replayed;
+    /// - the method is idempotent (`HTTPMethod.isIdempotent`);
+    /// - the body can be sent again (`RequestBody.isReplayable`);
+    /// - the request has not been replayed already.
+    enum ReplayRule {
+        /// Whether to replay a request that failed with `error`.
+        ///
+        /// - Parameters:
+        ///   - error: how the attempt failed.
+        ///   - method: the request's method.
+        ///   - body: the request's body.
+        ///   - attempt: 1 for the first attempt, 2 for the replay.
+        static func shouldReplay(after error: ExchangeError, method: HTTPMethod, body: RequestBody, attempt: Int) -> Bool {
+            guard attempt == 1, error.isOnReusedConnection, error.isBeforeAnyResponseByte else { return false }
+            switch error.kind {
+            case .connectionClosedBeforeResponse, .transport: break
+            default: return false
+            }
+            return method.isIdempotent && body.isReplayable
+        }
+    }
+}

@@ -1,0 +1,391 @@
+import BluebonnetCompression
+import BluebonnetCore
+import BluebonnetHTTP1
+import BluebonnetPosix
+import BluebonnetTransport
+
+/// One HTTP/1.1 request and its response on one connection: the loop-confined I/O shell that
+/// drives `HTTP1Exchange.StateMachine` over a transport `Connection`.
+///
+/// The exchange becomes the connection's delegate, feeds the machine every connection event and
+/// timer on the connection's event loop (no lock: everything runs on that one thread), and
+/// performs the returned actions: writes, timers (`EventLoop.scheduleTask`), the in-memory sink
+/// (`ResponseCollector`: body limit, content decoding) and the connection's disposition. The
+/// caller's task hops to the loop once to start and is resumed once with the collected response
+/// (or the error): two hops for a plain request.
+///
+/// The pure parts are `StateMachine` and `ReplayRule`; `performHTTP1` adds leasing, releasing and
+/// the one replay.
+///
+/// `@unchecked Sendable`: all mutable state is touched only on `connection.eventLoop` (every entry
+/// point starts with `preconditionInEventLoop()` or is a task the loop runs); the `let`s are
+/// immutable.
+final class HTTP1Exchange: @unchecked Sendable {
+    /// How an exchange ended for its caller.
+    typealias Outcome = Result<CollectedResponse, ExchangeError>
+
+    /// Where the parts of a streamed body (`RequestBody.stream`) come from: called on the
+    /// connection's event loop whenever the connection can take more, until it returns nil (the
+    /// end of the body). It must not block.
+    typealias BodyPartSource = @Sendable () -> ByteBuffer?
+
+    /// Body parts are pulled while fewer bytes than this wait in the connection's write queue.
+    static let maximumQueuedBodyBytes = 256 * 1024
+
+    /// The connection, loop-confined.
+    let connection: Connection
+    private let request: RequestHead
+    private let host: String?
+    private let body: RequestBody
+    private let bodySource: BodyPartSource?
+    /// Gives the connection back (reusable or not); called once, on the loop.
+    private let dispose: @Sendable (_ reusable: Bool) -> Void
+    private let isReusedConnection: Bool
+
+    private var machine: StateMachine
+    private var collector: ResponseCollector
+    private var continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>?
+    /// This exchange's timing and byte counts, stamped on the loop and handed back with the outcome.
+    private var metrics: TransactionMetrics
+    /// The first write (the request head) was counted.
+    private var countedHead = false
+    /// The outcome waiting to be handed to the caller at the end of the current actions.
+    private var pendingOutcome: Outcome?
+    private var started = false
+    private var cancelledBeforeStart = false
+    private var disposed = false
+    private var failed = false
+    /// Why the sink refused the response, if it did.
+    private var rejection: Rejection?
+    /// The current actions wrote: check for a drain once they are done.
+    private var wroteWhileActing = false
+    /// The machine asked for body parts: pull them once the current actions are done.
+    private var bodyDemanded = false
+    /// How deeply `perform` is nested (it is re-entered for drains and body parts).
+    private var performDepth = 0
+    private var isPullingBody = false
+    /// Per timer kind: the scheduled task and its generation (a task of an older generation that
+    /// runs anyway, having lost a race with its cancellation, is ignored).
+    private var timerTasks: [Scheduled?] = Array(repeating: nil, count: TimerKind.allCases.count)
+    private var timerGenerations: [UInt64] = Array(repeating: 0, count: TimerKind.allCases.count)
+
+    private init(
+        request: RequestHead, host: String?, body: RequestBody, bodySource: BodyPartSource?, connection: Connection,
+        isReusedConnection: Bool, parserConfiguration: ParserConfiguration, timeouts: Timeouts,
+        collector: ResponseCollector.Configuration, metrics: TransactionMetrics,
+        dispose: @escaping @Sendable (_ reusable: Bool) -> Void
+    ) {
+        self.metrics = metrics
+        self.request = request
+        self.host = host
+        self.body = body
+        self.bodySource = bodySource
+        self.connection = connection
+        self.isReusedConnection = isReusedConnection
+        self.machine = StateMachine(parserConfiguration: parserConfiguration, timeouts: timeouts, isReusedConnection: isReusedConnection)
+        self.collector = ResponseCollector(configuration: collector)
+        self.dispose = dispose
+    }
+
+    /// Runs one exchange on `connection` and returns the response read into memory, or why not.
+    ///
+    /// The connection must be open, its delegate unset and reading off (as the pool hands it
+    /// over). `dispose` is called exactly once when the exchange is done with the connection (on
+    /// the loop; on the caller's thread when the loop has already stopped): `true` when it can
+    /// carry another request (reading is off again and the delegate unset), `false` when it was
+    /// closed. The caller is resumed after a disposition that comes with the response's end, so
+    /// a released connection is back in the pool before the caller can lease again. Cancelling the task fails the exchange with
+    /// `cancelled` and closes the connection.
+    ///
+    /// A `.stream` body is pulled from `bodySource` (required then, ignored otherwise) as the
+    /// connection drains: at most `maximumQueuedBodyBytes` wait in its write queue.
+    ///
+    /// - Warning: the connection's event loop must be running: a stopped loop drops the work
+    ///   (checked on entry; a loop that stops during the call is a shutdown-order mistake).
+    static func run(
+        request: RequestHead,
+        host: String?,
+        body: RequestBody,
+        bodySource: BodyPartSource? = nil,
+        on connection: Connection,
+        isReusedConnection: Bool,
+        parserConfiguration: ParserConfiguration = .init(),
+        timeouts: Timeouts = .init(),
+        collector: ResponseCollector.Configuration = .init(),
+        dispose: @escaping @Sendable (_ reusable: Bool) -> Void
+    ) async -> Outcome {
+        let now = ContinuousClock.now
+        return await runMeasured(
+            request: request, host: host, body: body, bodySource: bodySource, on: connection, isReusedConnection: isReusedConnection,
+            parserConfiguration: parserConfiguration, timeouts: timeouts, collector: collector,
+            metrics: TransactionMetrics(start: now, end: now), dispose: dispose
+        ).outcome
+    }
+
+    /// `run`, also handing back the exchange's metrics: `metrics` as given (start, lease and
+    /// connection facts filled by the caller) with the exchange's instants and byte counts stamped
+    /// on the loop — a plain struct filled without locks and returned with the outcome.
+    static func runMeasured(
+        request: RequestHead,
+        host: String?,
+        body: RequestBody,
+        bodySource: BodyPartSource? = nil,
+        on connection: Connection,
+        isReusedConnection: Bool,
+        parserConfiguration: ParserConfiguration = .init(),
+        timeouts: Timeouts = .init(),
+        collector: ResponseCollector.Configuration = .init(),
+        metrics: TransactionMetrics,
+        dispose: @escaping @Sendable (_ reusable: Bool) -> Void
+    ) async -> (outcome: Outcome, metrics: TransactionMetrics) {
+        if case .stream = body { precondition(bodySource != nil, "a streamed body needs a body source") }
+        let exchange = HTTP1Exchange(
+            request: request, host: host, body: body, bodySource: bodySource, connection: connection,
+            isReusedConnection: isReusedConnection, parserConfiguration: parserConfiguration, timeouts: timeouts,
+            collector: collector, metrics: metrics, dispose: dispose)
+        let loop = connection.eventLoop
+        guard !loop.isShutDown else {
+            dispose(false)
+            var metrics = metrics
+            metrics.end = .now
+            return (.failure(.transport(TransportError.eventLoopShutDown, .init(beforeAnyResponseByte: true, onReusedConnection: isReusedConnection))), metrics)
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                loop.execute { exchange.start(continuation) }
+            }
+        } onCancel: {
+            loop.execute { exchange.cancel() }
+        }
+    }
+
+    // MARK: Loop side
+
+    private func start(_ continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>) {
+        connection.eventLoop.preconditionInEventLoop()
+        self.continuation = continuation
+        started = true
+        let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: isReusedConnection)
+        if cancelledBeforeStart {
+            // Nothing was written: the connection is as it came.
+            complete(.failure(.cancelled(context)))
+            finishWithConnection(reusable: true)
+            resumeCaller()
+            return
+        }
+        guard connection.isOpen else {
+            complete(.failure(.connectionClosedBeforeResponse(TransportError.connectionClosed, context)))
+            finishWithConnection(reusable: false)
+            resumeCaller()
+            return
+        }
+        connection.delegate = self
+        connection.startReading()
+        perform(machine.start(request: request, host: host, body: body))
+    }
+
+    private func cancel() {
+        connection.eventLoop.preconditionInEventLoop()
+        guard started else {
+            cancelledBeforeStart = true
+            return
+        }
+        perform(machine.cancelRequested())
+    }
+
+    /// Performs actions in order, then reports a drain when everything written went out at once, then hands
+    /// the caller its outcome (once the outermost batch is done).
+    private func perform(_ actions: [StateMachine.Action]) {
+        performDepth += 1
+        defer {
+            performDepth -= 1
+            if performDepth == 0 { resumeCaller() }
+        }
+        var queue = actions[...]
+        while let action = queue.popFirst() {
+            switch action {
+            case .write(let buffers):
+                connection.write(buffers)
+                wroteWhileActing = true
+                countWritten(buffers)
+            case .demandBodyPart:
+                bodyDemanded = true
+            case .resetTimer(let kind, let duration):
+                arm(kind, after: duration)
+            case .cancelTimer(let kind):
+                disarm(kind)
+            case .forwardInformational(let head):
+                metrics.responseHeadBytes += head.byteCount
+                collector.informational(head)
+            case .forwardHead(let head):
+                metrics.responseHeadBytes += head.byteCount
+                metrics.status = head.status
+                feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.head(head) }
+            case .forwardBody(let part):
+                metrics.responseBodyBytesEncoded += part.readableBytes
+                feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.body(part) }
+            case .succeed(let trailers):
+                succeed(trailers: trailers)
+            case .fail(let error):
+                failed = true
+                complete(.failure(error))
+            case .releaseConnection:
+                finishWithConnection(reusable: true)
+            case .closeConnection:
+                finishWithConnection(reusable: false)
+            }
+        }
+        // The connection reports a drain only after a write that had to wait; a batch whose writes
+        // all went out at once is reported here (not after each write: a later write may wait).
+        if wroteWhileActing {
+            wroteWhileActing = false
+            if connection.pendingWriteBytes == 0 { perform(machine.writeDrained()) }
+        }
+        if bodyDemanded {
+            bodyDemanded = false
+            pullBody()
+        }
+        if metrics.requestSent == nil && machine.isRequestFullyWritten { metrics.requestSent = .now }
+    }
+
+    /// Counts written bytes: the first buffer ever written is the request head (the machine
+    /// always starts with it), everything after is body (with any chunked framing).
+    private func countWritten(_ buffers: [ByteBuffer]) {
+        var rest = buffers[...]
+        if !countedHead, let head = rest.popFirst() {
+            countedHead = true
+            metrics.requestHeadBytes = head.readableBytes
+        }
+        for buffer in rest { metrics.requestBodyBytes += buffer.readableBytes }
+    }
+
+    /// Feeds body parts while the machine streams and the write queue has room. Not re-entered:
+    /// a demand raised while pulling is served by the loop already running.
+    private func pullBody() {
+        guard let bodySource, !isPullingBody else { return }
+        isPullingBody = true
+        defer { isPullingBody = false }
+        while machine.isStreamingBody && connection.pendingWriteBytes < Self.maximumQueuedBodyBytes {
+            if let part = bodySource() {
+                perform(machine.bodyPartProvided(part))
+            } else {
+                perform(machine.bodyEnded())
+            }
+        }
+    }
+
+    /// Hands something to the sink. When it refuses while the response is still being read, the
+    /// machine's failure replaces the rest of the actions; when the response already ended in the
+    /// same batch, `.succeed` turns into the failure (the connection, read to its end, keeps the
+    /// machine's disposition).
+    private func feedSink(
+        _ queue: inout ArraySlice<StateMachine.Action>,
+        _ body: (inout ResponseCollector) throws(Rejection) -> Void
+    ) {
+        guard rejection == nil else { return }
+        do {
+            try body(&collector)
+        } catch {
+            rejection = error
+            let actions = machine.responseRejected(error)
+            if !actions.isEmpty { queue = actions[...] }
+        }
+    }
+
+    private func succeed(trailers: HTTPFields?) {
+        let context = ExchangeError.Context(beforeAnyResponseByte: false, onReusedConnection: isReusedConnection)
+        if let rejection {
+            complete(.failure(.rejected(rejection, context)))
+            return
+        }
+        do {
+            complete(.success(try collector.end(trailers: trailers)))
+        } catch {
+            complete(.failure(.rejected(error, context)))
+        }
+    }
+
+    /// Records the caller's outcome; it is handed over once the current actions are done, so a
+    /// connection released in the same batch is back in the pool before the caller can lease again.
+    private func complete(_ outcome: Outcome) {
+        guard pendingOutcome == nil && continuation != nil else { return }
+        pendingOutcome = outcome
+        metrics.end = .now
+        metrics.responseBodyBytesDecoded = collector.collectedByteCount
+    }
+
+    private func resumeCaller() {
+        guard let outcome = pendingOutcome, let continuation else { return }
+        self.continuation = nil
+        pendingOutcome = nil
+        continuation.resume(returning: (outcome, metrics))
+    }
+
+    private func finishWithConnection(reusable: Bool) {
+        guard !disposed else { return }
+        disposed = true
+        for kind in TimerKind.allCases { disarm(kind) }
+        if started { connection.delegate = nil }
+        if reusable {
+            connection.stopReading()
+        } else if failed {
+            connection.abort()
+        } else {
+            connection.close()
+        }
+        dispose(reusable)
+    }
+
+    // MARK: Timers
+
+    private func arm(_ kind: TimerKind, after duration: Duration) {
+        let index = kind.rawValue
+        _ = timerTasks[index]?.cancel()
+        timerGenerations[index] &+= 1
+        let generation = timerGenerations[index]
+        timerTasks[index] = connection.eventLoop.scheduleTask(in: duration) { [self] in
+            timerFired(kind, generation: generation)
+        }
+    }
+
+    private func disarm(_ kind: TimerKind) {
+        let index = kind.rawValue
+        guard let task = timerTasks[index] else { return }
+        _ = task.cancel()
+        timerTasks[index] = nil
+        timerGenerations[index] &+= 1
+    }
+
+    private func timerFired(_ kind: TimerKind, generation: UInt64) {
+        guard timerGenerations[kind.rawValue] == generation, timerTasks[kind.rawValue] != nil else { return }
+        timerTasks[kind.rawValue] = nil
+        perform(machine.timeoutFired(kind))
+    }
+}
+
+// MARK: - Connection events
+
+extension HTTP1Exchange: ConnectionDelegate {
+    func connection(_ connection: Connection, didRead bytes: ByteBuffer) {
+        if metrics.firstResponseByte == nil && !bytes.isEmpty { metrics.firstResponseByte = .now }
+        perform(machine.bytesReceived(bytes))
+    }
+
+    func connectionDidReachEndOfStream(_ connection: Connection) {
+        perform(machine.endOfStreamReceived())
+    }
+
+    func connection(_ connection: Connection, didFail error: TransportError) {
+        // A reset or broken pipe (`io`), or a close while not reading, means the peer went away.
+        let peerClosed = error.kind == .io || error.kind == .connectionClosed
+        perform(machine.connectionFailed(error, peerClosed: peerClosed))
+    }
+
+    func connectionDidDrainWrites(_ connection: Connection) {
+        perform(machine.writeDrained())
+    }
+
+    func connectionDidClose(_ connection: Connection) {
+        perform(machine.connectionFailed(TransportError.connectionClosed, peerClosed: true))
+    }
+}

@@ -1,0 +1,123 @@
+import BluebonnetCompression
+import BluebonnetCore
+import BluebonnetHTTP1
+
+/// A response read whole into memory.
+struct CollectedResponse: Sendable {
+    /// The final response head (its fields as received, `Content-Encoding` included).
+    var head: ResponseHead
+    /// The informational (1xx) heads that came before it, in order.
+    var informational: [ResponseHead]
+    /// The body, content-decoded when decoding was asked for and the response was coded.
+    var body: ByteBuffer
+    /// The chunked trailer fields, if any were sent.
+    var trailers: HTTPFields?
+    /// The content codings that were undone, in the order the sender applied them; empty when
+    /// the body is as received.
+    var decodedCodings: [ContentCoding]
+}
+
+/// The in-memory response sink: collects what the exchange forwards, decodes `Content-Encoding`
+/// when asked, and enforces the body size limit. Sans-I/O and loop-confined (it owns a zlib
+/// stream through `ContentDecoder`), so not `Sendable`.
+///
+/// Each method throws an `HTTP1Exchange.Rejection`; the shell turns it into the exchange's
+/// failure (`StateMachine.responseRejected` while the response is still being read).
+struct ResponseCollector {
+    /// What the collector does with the body.
+    struct Configuration: Sendable, Hashable {
+        /// The most body bytes kept in memory (after decoding); 64 MiB by default. One more byte
+        /// fails the exchange with `responseBodyTooLarge`.
+        var maximumResponseBodyBytes: Int
+        /// Whether a `Content-Encoding` of gzip or deflate (RFC 9110 §8.4) is undone; true by
+        /// default. An unsupported coding then fails with `contentDecoding` rather than handing
+        /// over bytes the caller cannot read.
+        var decodesContent: Bool
+        /// The limits on decoding (size and ratio); `DecompressionLimits.default` by default.
+        var decompressionLimits: DecompressionLimits
+
+        /// A configuration with the defaults above.
+        init(
+            maximumResponseBodyBytes: Int = 64 * 1024 * 1024,
+            decodesContent: Bool = true,
+            decompressionLimits: DecompressionLimits = .default
+        ) {
+            self.maximumResponseBodyBytes = maximumResponseBodyBytes
+            self.decodesContent = decodesContent
+            self.decompressionLimits = decompressionLimits
+        }
+    }
+
+    let configuration: Configuration
+    private var informational: [ResponseHead] = []
+    private var head: ResponseHead?
+    private var body = ByteBuffer()
+    private var decoder: ContentDecoder?
+
+    /// A collector with the given configuration.
+    init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// The body bytes collected so far (after decoding).
+    var collectedByteCount: Int { body.readableBytes }
+
+    /// An informational (1xx) head.
+    mutating func informational(_ head: ResponseHead) {
+        informational.append(head)
+    }
+
+    /// The final head: sets up decoding when the body is coded and decoding was asked for.
+    mutating func head(_ head: ResponseHead) throws(HTTP1Exchange.Rejection) {
+        self.head = head
+        guard configuration.decodesContent, head.framing != .none else { return }
+        let codings = head.headers.values(name: "Content-Encoding")
+        guard !codings.isEmpty else { return }
+        do {
+            let decoder = try ContentDecoder(contentEncoding: codings.joined(separator: ", "), limits: configuration.decompressionLimits)
+            if !decoder.codings.isEmpty { self.decoder = decoder }
+        } catch {
+            throw .contentDecoding(error)
+        }
+    }
+
+    /// A part of the body: kept as is (the first part without a copy) or decoded.
+    mutating func body(_ part: ByteBuffer) throws(HTTP1Exchange.Rejection) {
+        if let decoder {
+            do {
+                try decoder.decode(part, into: &body)
+            } catch {
+                throw .contentDecoding(error)
+            }
+        } else if body.isEmpty {
+            body = part
+        } else {
+            body.writeBuffer(part)
+        }
+        try checkLimit()
+    }
+
+    /// The end of the response: finishes decoding and hands the response over.
+    ///
+    /// - Precondition: a final head was collected.
+    mutating func end(trailers: HTTPFields?) throws(HTTP1Exchange.Rejection) -> CollectedResponse {
+        guard let head else { preconditionFailure("a response ended without a head") }
+        if let decoder {
+            do {
+                try decoder.finish(into: &body)
+            } catch {
+                throw .contentDecoding(error)
+            }
+            try checkLimit()
+        }
+        return CollectedResponse(
+            head: head, informational: informational, body: body, trailers: trailers,
+            decodedCodings: decoder?.codings ?? [])
+    }
+
+    private func checkLimit() throws(HTTP1Exchange.Rejection) {
+        if body.readableBytes > configuration.maximumResponseBodyBytes {
+            throw .bodyTooLarge(limit: configuration.maximumResponseBodyBytes)
+        }
+    }
+}

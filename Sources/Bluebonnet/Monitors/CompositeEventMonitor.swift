@@ -1,0 +1,101 @@
+import Dispatch
+import FoundationEssentials
+
+/// Several monitors as one: each event goes to every monitor, in order, on that monitor's own
+/// queue (Alamofire's `CompositeEventMonitor`).
+///
+/// The composite itself dispatches nothing to ``queue``: its methods are called synchronously by
+/// the pipeline and post one `queue.async` per member. A composite with no members costs nothing.
+public struct CompositeEventMonitor: EventMonitor {
+    /// The members, in the order they are told.
+    public let monitors: [any EventMonitor]
+    /// ``EventMonitorQueue/shared``; used only when this composite is itself a member of another.
+    public var queue: DispatchQueue { EventMonitorQueue.shared }
+
+    /// A composite of `monitors`.
+    public init(monitors: [any EventMonitor]) {
+        self.monitors = monitors
+    }
+
+    /// Whether there is no member (the pipeline then builds no event at all).
+    public var isEmpty: Bool { monitors.isEmpty }
+
+    /// Posts `event` to every member on its queue.
+    func perform(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        for monitor in monitors {
+            monitor.queue.async { event(monitor) }
+        }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didCreateInitialRequest initialRequest: HTTPRequest) {
+        perform { $0.request(request, didCreateInitialRequest: initialRequest) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didFailToCreateRequestWithError error: BluebonnetError) {
+        perform { $0.request(request, didFailToCreateRequestWithError: error) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
+        perform { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
+        perform { $0.request(request, didFailToAdaptRequest: initialRequest, withError: error) }
+    }
+
+    /// Posts to every member.
+    public func requestDidResume(_ request: DataRequest) { perform { $0.requestDidResume(request) } }
+
+    /// Posts to every member.
+    public func requestDidSuspend(_ request: DataRequest) { perform { $0.requestDidSuspend(request) } }
+
+    /// Posts to every member.
+    public func requestDidCancel(_ request: DataRequest) { perform { $0.requestDidCancel(request) } }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didStartTransaction sentRequest: HTTPRequest) {
+        perform { $0.request(request, didStartTransaction: sentRequest) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didFinishTransaction metrics: TransactionMetrics) {
+        perform { $0.request(request, didFinishTransaction: metrics) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didReceiveResponse response: HTTPResponse, data: Data?) {
+        perform { $0.request(request, didReceiveResponse: response, data: data) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse) {
+        perform { $0.request(request, willRedirectFrom: originalRequest, to: redirectedRequest, for: response) }
+    }
+
+    /// Posts to every member.
+    public func request(
+        _ request: DataRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse, data: Data?,
+        withResult result: Result<Void, BluebonnetError>
+    ) {
+        perform { $0.request(request, didValidateRequest: sentRequest, response: response, data: data, withResult: result) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DataRequest, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
+        perform { $0.request(request, didDecideRetry: result, dueTo: error) }
+    }
+
+    /// Posts to every member.
+    public func requestDidFinish(_ request: DataRequest, metrics: ResponseMetrics?, error: BluebonnetError?) {
+        perform { $0.requestDidFinish(request, metrics: metrics, error: error) }
+    }
+
+    /// Posts to every member.
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {
+        perform { $0.request(request, didParseResponse: response) }
+    }
+}

@@ -1,0 +1,60 @@
+import FoundationEssentials
+
+extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    /// One line: the method, the URL and the status code, `GET https://example.com/a (200)`;
+    /// `(no response)` when no response arrived, `<no request>` when no request was built.
+    public var description: String {
+        let status = response.map { "\($0.statusCode)" } ?? "no response"
+        guard let request else { return "<no request> (\(status))" }
+        return "\(request.method.rawValue) \(request.url.absoluteString) (\(status))"
+    }
+
+    /// Several lines for logs and the debugger: request, response (status, headers, body),
+    /// durations and result.
+    ///
+    /// Values of `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are shown as
+    /// `***` (this text ends up in logs; ``HTTPRequest/cURLDescription(credential:redactingHeaders:)``
+    /// is the unredacted reproduction). Bodies are shown as UTF-8 text up to 4 KiB, otherwise
+    /// as their size.
+    public var debugDescription: String {
+        var lines: [String] = []
+        if let request {
+            lines.append("[Request]: \(request.method.rawValue) \(request.url.absoluteString)")
+            lines.append(contentsOf: Self.describe(headers: request.headers, indent: "    "))
+            lines.append("    [Body]: \(Self.describe(body: request.body))")
+        } else {
+            lines.append("[Request]: None")
+        }
+        if let response {
+            lines.append("[Response]:")
+            lines.append("    [Status Code]: \(response.statusCode)")
+            lines.append(contentsOf: Self.describe(headers: response.headers, indent: "    "))
+            lines.append("    [Body]: \(Self.describe(body: data))")
+        } else {
+            lines.append("[Response]: None")
+        }
+        lines.append("[Network Duration]: \(metrics.map { "\($0.taskDuration)" } ?? "None")")
+        lines.append("[Serialization Duration]: \(serializationDuration)")
+        lines.append("[Result]: \(result)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Header names whose values ``debugDescription`` hides.
+    static var redactedHeaderNames: [String] { ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"] }
+
+    private static func describe(headers: HTTPHeaders, indent: String) -> [String] {
+        guard !headers.isEmpty else { return ["\(indent)[Headers]: None"] }
+        var lines = ["\(indent)[Headers]:"]
+        for header in headers {
+            let hidden = redactedHeaderNames.contains { HTTPHeaders.namesMatch($0, header.name) }
+            lines.append("\(indent)    \(header.name): \(hidden ? "***" : header.value)")
+        }
+        return lines
+    }
+
+    private static func describe(body: Data?) -> String {
+        guard let body, !body.isEmpty else { return "None" }
+        if body.count <= 4096, let text = String(validating: body, as: UTF8.self) { return text }
+        return "\(body.count) bytes"
+    }
+}

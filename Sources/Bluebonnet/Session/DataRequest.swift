@@ -1,0 +1,267 @@
+import BluebonnetCore
+import Dispatch
+import FoundationEssentials
+import Synchronization
+
+/// One request and its response kept in memory (Alamofire's `DataRequest`).
+///
+/// Lazy: nothing is sent until ``resume()`` — which adding a response handler or awaiting a
+/// serialized value does when the session ``Session/startRequestsImmediately``. Each response
+/// handler serializes the same response independently.
+///
+/// States follow Alamofire's rules: `initialized` → `resumed` (→ `suspended` → `resumed`)
+/// → `finished`, or `cancelled` from any state but `finished`. Cancelling yields
+/// ``BluebonnetError/explicitlyCancelled``.
+public final class DataRequest: Sendable {
+    /// The lifecycle states.
+    public enum State: Sendable, Hashable {
+        /// Created, not started.
+        case initialized
+        /// Running (or waiting to run, after ``suspend()`` was undone).
+        case resumed
+        /// Suspended before it started: ``resume()`` starts it. A request already running cannot
+        /// be paused mid-exchange; suspending it has no effect.
+        case suspended
+        /// Cancelled.
+        case cancelled
+        /// Done: a response (or an error) is available.
+        case finished
+    }
+
+    /// The request's identity (also given to adapters and retriers).
+    public let id = UUID()
+    /// The session that made it.
+    public let session: Session
+    /// This request's own interceptor (runs after the session's).
+    public let interceptor: (any RequestInterceptor)?
+    /// The monitors told about this request: the session's, then the ones given to
+    /// `Session.request(…, eventMonitors:)`.
+    public let eventMonitor: CompositeEventMonitor
+
+    let built: Result<HTTPRequest, BluebonnetError>
+    private let mutable = Mutex(Mutable())
+
+    struct Mutable {
+        var state: State = .initialized
+        var validators = ValidationChain()
+        var redirectHandler: (any RedirectHandler)?
+        var credential: (user: String, password: String)?
+        var task: Task<Void, Never>?
+        var cancellationError: BluebonnetError?
+        var outcome: Outcome?
+        var waiters: [@Sendable (Outcome) -> Void] = []
+        var lastRequest: HTTPRequest?
+    }
+
+    /// The raw result of running the request, before serialization.
+    struct Outcome: Sendable {
+        var request: HTTPRequest?
+        var response: HTTPResponse?
+        var data: Data?
+        var metrics: ResponseMetrics?
+        var error: BluebonnetError?
+    }
+
+    init(
+        session: Session, built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?,
+        eventMonitor: CompositeEventMonitor
+    ) {
+        self.session = session
+        self.built = built
+        self.interceptor = interceptor
+        self.eventMonitor = eventMonitor
+    }
+
+    // MARK: State
+
+    /// The current state.
+    public var state: State { mutable.withLock { $0.state } }
+
+    /// The request as built (before adapters), or nil if building it failed.
+    public var request: HTTPRequest? { try? built.get() }
+
+    /// The last request sent (after adapters, redirects and retries), once one was.
+    public var lastRequest: HTTPRequest? { mutable.withLock { $0.lastRequest } }
+
+    /// Starts the request (once); a no-op when it is already running, cancelled or finished.
+    @discardableResult
+    public func resume() -> Self {
+        let (resumed, start) = mutable.withLock { m -> (Bool, Bool) in
+            switch m.state {
+            case .initialized, .suspended:
+                m.state = .resumed
+                return (true, m.task == nil)
+            case .resumed, .cancelled, .finished:
+                return (false, false)
+            }
+        }
+        if resumed { eventMonitor.requestDidResume(self) }
+        if start {
+            let task = Task { await self.run() }
+            mutable.withLock { $0.task = task }
+        }
+        return self
+    }
+
+    /// Suspends a request that has not started yet; see ``State/suspended``.
+    @discardableResult
+    public func suspend() -> Self {
+        let suspended = mutable.withLock { m -> Bool in
+            guard m.state == .initialized else { return false }
+            m.state = .suspended
+            return true
+        }
+        if suspended { eventMonitor.requestDidSuspend(self) }
+        return self
+    }
+
+    /// Cancels the request: it finishes with ``BluebonnetError/explicitlyCancelled`` (unless it
+    /// already finished).
+    @discardableResult
+    public func cancel() -> Self {
+        cancel(with: .explicitlyCancelled)
+        return self
+    }
+
+    func cancel(with error: BluebonnetError) {
+        let (cancelled, task, finishNow) = mutable.withLock { m -> (Bool, Task<Void, Never>?, Bool) in
+            switch m.state {
+            case .finished, .cancelled:
+                return (false, nil, false)
+            case .initialized, .suspended:
+                m.state = .cancelled
+                m.cancellationError = error
+                return (true, nil, true)
+            case .resumed:
+                m.state = .cancelled
+                m.cancellationError = error
+                return (true, m.task, m.task == nil)
+            }
+        }
+        if cancelled { eventMonitor.requestDidCancel(self) }
+        task?.cancel()
+        if finishNow { finish(Outcome(request: try? built.get(), error: error)) }
+    }
+
+    func finishWithoutRunning(_ error: BluebonnetError) {
+        mutable.withLock { m in
+            m.state = .cancelled
+            m.cancellationError = error
+        }
+        finish(Outcome(request: try? built.get(), error: error))
+    }
+
+    // MARK: Configuration
+
+    /// Adds a validator: run in order after the response arrives, first failure wins.
+    @discardableResult
+    public func validate(_ validator: Validator) -> Self {
+        mutable.withLock { $0.validators.append(validator) }
+        return self
+    }
+
+    /// Fails unless the status code is in `acceptableStatusCodes`.
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Element == Int {
+        validate(.statusCode(acceptableStatusCodes))
+    }
+
+    /// Fails unless the response's `Content-Type` matches one of `acceptableContentTypes`
+    /// (MIME wildcards allowed).
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: S) -> Self where S.Element == String {
+        validate(.contentType(acceptableContentTypes))
+    }
+
+    /// Fails unless the status is 2xx and the `Content-Type` matches the request's `Accept`.
+    @discardableResult
+    public func validate() -> Self { validate(.default) }
+
+    /// Fails when `validation` says so.
+    @discardableResult
+    public func validate(_ validation: @escaping Validator.Validation) -> Self { validate(Validator(validation)) }
+
+    /// Sets this request's redirect handler (once; it replaces the session's).
+    @discardableResult
+    public func redirect(using handler: any RedirectHandler) -> Self {
+        mutable.withLock { m in
+            precondition(m.redirectHandler == nil, "The redirect handler can be set only once.")
+            m.redirectHandler = handler
+        }
+        return self
+    }
+
+    /// Answers a `Basic` challenge (a 401 with `WWW-Authenticate: Basic`) with these credentials,
+    /// once: a second 401 is delivered as the response.
+    @discardableResult
+    public func authenticate(username: String, password: String) -> Self {
+        mutable.withLock { $0.credential = (username, password) }
+        return self
+    }
+
+    // MARK: Completion
+
+    func finish(_ outcome: Outcome) {
+        let (first, waiters) = mutable.withLock { m -> (Bool, [@Sendable (Outcome) -> Void]) in
+            guard m.outcome == nil else { return (false, []) }
+            m.outcome = outcome
+            if m.state != .cancelled { m.state = .finished }
+            let waiters = m.waiters
+            m.waiters = []
+            return (true, waiters)
+        }
+        if first { eventMonitor.requestDidFinish(self, metrics: outcome.metrics, error: outcome.error) }
+        session.requestFinished(self)
+        for waiter in waiters { waiter(outcome) }
+    }
+
+    /// Calls `body` with the outcome once there is one (at once if there already is).
+    func whenFinished(_ body: @escaping @Sendable (Outcome) -> Void) {
+        let ready = mutable.withLock { m -> Outcome? in
+            if let outcome = m.outcome { return outcome }
+            m.waiters.append(body)
+            return nil
+        }
+        if let ready { body(ready) }
+        if session.startRequestsImmediately { resume() }
+    }
+
+    func finishedResponse() async -> Outcome {
+        await withCheckedContinuation { continuation in
+            whenFinished { continuation.resume(returning: $0) }
+        }
+    }
+
+    var snapshot: Mutable {
+        mutable.withLock { m in
+            var copy = Mutable()
+            copy.validators = m.validators
+            copy.redirectHandler = m.redirectHandler
+            copy.credential = m.credential
+            return copy
+        }
+    }
+
+    func recordSent(_ request: HTTPRequest) { mutable.withLock { $0.lastRequest = request } }
+
+    var cancellationError: BluebonnetError? { mutable.withLock { $0.cancellationError } }
+}
+
+extension DataRequest: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `GET https://example.com/ (200)` once finished, without the status before.
+    public var description: String {
+        let (request, outcome) = mutable.withLock { ($0.lastRequest, $0.outcome) }
+        guard let request = request ?? (try? built.get()) else { return "No request created yet." }
+        let status = outcome?.response.map { " (\($0.statusCode))" } ?? ""
+        return "\(request.method.rawValue) \(request.url.absoluteString)\(status)"
+    }
+
+    /// A runnable `curl` command for the request (see ``HTTPRequest/cURLDescription(credential:redactingHeaders:)``).
+    public var debugDescription: String { cURLDescription() }
+
+    /// A runnable `curl` command for the last request sent (or the built one).
+    public func cURLDescription() -> String {
+        guard let request = lastRequest ?? (try? built.get()) else { return "$ curl command could not be created" }
+        return request.cURLDescription()
+    }
+}

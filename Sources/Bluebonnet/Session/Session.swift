@@ -1,0 +1,232 @@
+import BluebonnetCore
+import BluebonnetPosix
+import BluebonnetTransport
+import Dispatch
+import FoundationEssentials
+import Logging
+import Synchronization
+
+/// Creates and runs requests: Bluebonnet's counterpart of Alamofire's `Session`.
+///
+/// A session owns its event loops (one per core by default) and a connection pool, so requests to
+/// the same origin reuse connections. Requests are lazy: nothing is sent until a response handler
+/// is added or a value is awaited (with ``startRequestsImmediately``), or ``DataRequest/resume()``
+/// is called.
+///
+/// ```swift
+/// let user = try await Session.default.request("https://api.example.com/user/1")
+///     .validate()
+///     .serializingDecodable(User.self)
+///     .value
+/// ```
+///
+/// Invalid input never throws at the call site: a bad URL or a parameter-encoding failure becomes
+/// the request's error.
+public final class Session: Sendable {
+    /// A shared session with the default configuration, created on first use.
+    public static let `default` = Session()
+
+    /// The configuration the session was made with.
+    public let configuration: SessionConfiguration
+    /// Adapts and retries every request (before the request's own interceptor).
+    public let interceptor: (any RequestInterceptor)?
+    /// Decides about redirects, unless a request sets its own. Nil: follow (per the policy).
+    public let redirectHandler: (any RedirectHandler)?
+    /// Whether adding a response handler (or awaiting a value) starts the request. Default true.
+    public let startRequestsImmediately: Bool
+    /// Where closure-style response handlers run unless told otherwise: a serial queue of this
+    /// session's (never the main queue, which a server process usually does not service).
+    public let completionQueue: DispatchQueue
+    /// The session's event monitors, told about every request before the request's own (see
+    /// ``EventMonitor``); a ``LoggingEventMonitor`` over ``logger`` comes first when the logger
+    /// logs at `.debug`.
+    public let eventMonitor: CompositeEventMonitor
+    /// Where the session logs request starts, ends and failures (at `.debug`, without header
+    /// values). Default: a logger that discards everything.
+    public let logger: Logger
+
+    let group: EventLoopGroup
+    let pool: ConnectionPool
+    private let live = Mutex(LiveRequests())
+
+    private struct LiveRequests {
+        var requests: [UUID: DataRequest] = [:]
+        var isShutDown = false
+    }
+
+    /// A session.
+    ///
+    /// - Parameters:
+    ///   - configuration: timeouts, TLS, pool limits, default headers… (``SessionConfiguration``).
+    ///   - interceptor: adapts and retries every request. Default none.
+    ///   - redirectHandler: decides about redirects. Default nil (follow per the policy).
+    ///   - eventMonitors: told about every step of every request, in order, each on its own queue.
+    ///     Default none.
+    ///   - logger: where request starts and ends are logged at `.debug`. Default: a no-op logger
+    ///     (`Logger(label: "Bluebonnet")` over `SwiftLogNoOpLogHandler`).
+    ///   - startRequestsImmediately: whether handlers start requests. Default true.
+    public init(
+        configuration: SessionConfiguration = SessionConfiguration(),
+        interceptor: (any RequestInterceptor)? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() }),
+        startRequestsImmediately: Bool = true
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        // A logger that would drop `.debug` costs nothing: it gets no monitor.
+        let logging: [any EventMonitor] = logger.logLevel <= .debug ? [LoggingEventMonitor(logger: logger)] : []
+        self.eventMonitor = CompositeEventMonitor(monitors: logging + eventMonitors)
+        self.interceptor = interceptor
+        self.redirectHandler = redirectHandler
+        self.startRequestsImmediately = startRequestsImmediately
+        self.completionQueue = DispatchQueue(label: "Bluebonnet.Session.completion")
+        // Event loops are threads; failing to make them means the process is out of resources.
+        let group: EventLoopGroup
+        do {
+            group = try EventLoopGroup(loopCount: configuration.eventLoopCount ?? EventLoopGroup.defaultLoopCount)
+        } catch {
+            fatalError("Bluebonnet could not start its event loops: \(error)")
+        }
+        self.group = group
+        self.pool = ConnectionPool(
+            group: group,
+            configuration: .init(
+                maximumConnectionsPerKey: configuration.maximumConnectionsPerHost,
+                maximumConnections: configuration.maximumConnections,
+                idleTimeout: configuration.idleConnectionTimeout),
+            connectTimeouts: ConnectTimeouts(connect: configuration.timeouts.connect, tlsHandshake: configuration.timeouts.tlsHandshake))
+    }
+
+    // MARK: Making requests
+
+    /// A request for `convertible` with `Encodable` parameters.
+    ///
+    /// - Parameters:
+    ///   - convertible: the URL (`String`, `URL`, `URLComponents`).
+    ///   - method: default GET.
+    ///   - parameters: encoded by `encoder`; default none.
+    ///   - encoder: default ``URLEncodedFormParameterEncoder/default`` (query for GET/HEAD/DELETE, body otherwise).
+    ///   - headers: added to (and overriding) the session's default headers.
+    ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - eventMonitors: told about this request's steps, after the session's monitors. Default none.
+    ///   - requestModifier: a last change to the built request.
+    public func request<Parameters: Encodable & Sendable>(
+        _ convertible: some URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters?,
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> DataRequest {
+        makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+                    requestModifier: requestModifier) { try encoder.encode(parameters, into: $0) }
+    }
+
+    /// A request for `convertible` with legacy `[String: Any]` parameters and a ``ParameterEncoding``
+    /// (the other arguments as in the `Encodable` variant).
+    public func request(
+        _ convertible: some URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoding: some ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> DataRequest {
+        makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+                    requestModifier: requestModifier) { try encoding.encode($0, with: parameters) }
+    }
+
+    /// A request from a value that builds one (a router, or an ``HTTPRequest``); `interceptor` and
+    /// `eventMonitors` as in the other variants.
+    public func request(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, eventMonitors: [any EventMonitor] = []
+    ) -> DataRequest {
+        let built: Result<HTTPRequest, BluebonnetError>
+        do {
+            built = .success(try convertible.asURLRequest())
+        } catch {
+            built = .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
+        }
+        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
+    }
+
+    /// Builds (URL, method, headers), encodes the parameters with `encode`, applies the modifier;
+    /// any failure becomes the request's error rather than a throw at the call site.
+    private func makeRequest(
+        _ convertible: some URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+        interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor],
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?,
+        encode: (HTTPRequest) throws -> HTTPRequest
+    ) -> DataRequest {
+        let built = Session.build(url: convertible) {
+            var request = try encode(HTTPRequest(url: convertible, method: method, headers: headers ?? []))
+            try requestModifier?(&request)
+            return request
+        }
+        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
+    }
+
+    private static func build(url: some URLConvertible, _ body: () throws -> HTTPRequest) -> Result<HTTPRequest, BluebonnetError> {
+        do {
+            return .success(try body())
+        } catch {
+            return .failure(buildError(error, url: url))
+        }
+    }
+
+    private static func buildError(_ error: any Error, url: some URLConvertible) -> BluebonnetError {
+        if let error = error as? BluebonnetError { return error }
+        if let build = error as? RequestBuildError, build.code == .invalidURL {
+            return .invalidURL(url: "\(url)")
+        }
+        return .parameterEncoderFailed(reason: .encoderFailed(error: error))
+    }
+
+    private func makeRequest(
+        _ built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor]
+    ) -> DataRequest {
+        let monitor = eventMonitors.isEmpty ? eventMonitor : CompositeEventMonitor(monitors: eventMonitor.monitors + eventMonitors)
+        let request = DataRequest(session: self, built: built, interceptor: interceptor, eventMonitor: monitor)
+        switch built {
+        case .success(let initial): monitor.request(request, didCreateInitialRequest: initial)
+        case .failure(let error): monitor.request(request, didFailToCreateRequestWithError: error)
+        }
+        let refused = live.withLock { state -> Bool in
+            if state.isShutDown { return true }
+            state.requests[request.id] = request
+            return false
+        }
+        if refused { request.finishWithoutRunning(.sessionInvalidated(error: nil)) }
+        return request
+    }
+
+    func requestFinished(_ request: DataRequest) {
+        _ = live.withLock { $0.requests.removeValue(forKey: request.id) }
+    }
+
+    // MARK: Lifecycle
+
+    /// Shuts the session down: outstanding requests fail with
+    /// ``BluebonnetError/sessionInvalidated(error:)`` (nil error), new ones fail the same way at
+    /// once, pooled connections close and the event loops stop. Idempotent.
+    public func shutdown() async {
+        let outstanding = live.withLock { state -> [DataRequest] in
+            if state.isShutDown { return [] }
+            state.isShutDown = true
+            return Array(state.requests.values)
+        }
+        for request in outstanding { request.cancel(with: .sessionInvalidated(error: nil)) }
+        for request in outstanding { _ = await request.finishedResponse() }
+        await pool.shutdown()
+        await group.shutdownGracefully()
+    }
+
+    /// Whether ``shutdown()`` was called.
+    public var isShutDown: Bool { live.withLock { $0.isShutDown } }
+}

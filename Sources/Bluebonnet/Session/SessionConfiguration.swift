@@ -1,0 +1,64 @@
+import BluebonnetCompression
+import BluebonnetCore
+import BluebonnetTLS
+import BluebonnetTransport
+
+/// Everything a ``Session`` is configured with (Bluebonnet's `URLSessionConfiguration`).
+///
+/// Every property has a safe default; change what you need:
+///
+/// ```swift
+/// var configuration = SessionConfiguration()
+/// configuration.timeouts.request = .seconds(30)
+/// configuration.tls.trustRoots = .certificates([.pemFile(path: "/etc/ssl/internal-ca.pem")])
+/// let session = Session(configuration: configuration)
+/// ```
+public struct SessionConfiguration: Sendable {
+    /// Headers added to every request that does not set them itself. Default ``HTTPHeaders/default``:
+    /// `Accept-Encoding` (only the codings Bluebonnet decodes), `Accept-Language`, `User-Agent`.
+    public var headers: HTTPHeaders = .default
+    /// The timeouts; see ``RequestTimeouts``.
+    public var timeouts = RequestTimeouts()
+    /// TLS for `https` URLs: TLS 1.2–1.3, the system trust store, full certificate and hostname
+    /// verification by default.
+    public var tls = TLSConfiguration()
+    /// Connections kept per origin (scheme, host, port, TLS configuration). Default 8.
+    public var maximumConnectionsPerHost = 8
+    /// Connections kept in all. Default 64.
+    public var maximumConnections = 64
+    /// How long an idle pooled connection is kept. Default 60 s.
+    public var idleConnectionTimeout: Duration = .seconds(60)
+    /// The redirect rules (at most 20 hops; method rewriting; credentials dropped across origins;
+    /// no https→http unless allowed). See ``RedirectPolicy``.
+    public var redirectPolicy = RedirectPolicy.default
+    /// The largest response body kept in memory, after content decoding. Default 64 MiB; one byte
+    /// more fails the request with ``BluebonnetError/responseTooLarge(limit:)``.
+    public var maximumResponseBodyBytes = 64 * 1024 * 1024
+    /// Whether gzip/deflate `Content-Encoding` is undone before serializers see the body. Default true.
+    public var decompressesResponses = true
+    /// Limits on content decoding (ratio and size), against decompression bombs.
+    public var decompressionLimits = DecompressionLimits.default
+    /// Event loop threads. Default nil: one per core.
+    public var eventLoopCount: Int?
+
+    /// The defaults described on each property.
+    public init() {}
+}
+
+/// The timeouts of a ``Session``'s requests; each failure says which one expired.
+public struct RequestTimeouts: Sendable, Hashable {
+    /// Establishing a TCP connection (all addresses tried). Default 10 s.
+    public var connect: Duration = .seconds(10)
+    /// The TLS handshake. Default 10 s.
+    public var tlsHandshake: Duration = .seconds(10)
+    /// The longest wait for the next response byte. Default 60 s.
+    public var idleRead: Duration? = .seconds(60)
+    /// The longest wait for written bytes to drain to the socket. Default 60 s.
+    public var idleWrite: Duration? = .seconds(60)
+    /// The whole request, waiting for a connection included (per attempt: retries and redirects
+    /// each get their own). Default nil: no limit beyond the idle timeouts.
+    public var request: Duration?
+
+    /// The defaults described on each property.
+    public init() {}
+}

@@ -1,0 +1,205 @@
+// The only file of the CLI that uses the Session API: a `FetchJob` in, a `FetchOutcome` out,
+// the library's errors mapped onto the stable error kinds of the --json contract (README.md).
+import Bluebonnet
+import BluebonnetCLICore
+import Foundation
+import Synchronization
+
+/// `Fetching` over one Bluebonnet `Session`, made from the first job's settings (every job of a
+/// run has the same ones) and used for every URL, so keep-alive connections are reused.
+///
+/// What the Session API does not report yet stays unknown (`null` in the JSON), never invented:
+/// per-phase timings (`dns_ms`, `connect_ms`, `tls_ms`, `first_byte_ms`), `reused`, and the body
+/// progress the progress bar would draw.
+final class Fetcher: Fetching {
+    /// The library version `--version` prints.
+    static let libraryVersion = Bluebonnet.version
+
+    private let session = Mutex<Session?>(nil)
+
+    func fetch(_ job: FetchJob) async -> FetchOutcome {
+        guard let url = URL(string: job.url) else {
+            return FetchOutcome(url: job.url, error: FetchError(.invalidURL, "not a URL: \(job.url)"))
+        }
+        var headers = HTTPHeaders()
+        for header in job.headers {
+            headers.add(name: header.name, value: header.value)
+        }
+        let request = HTTPRequest(
+            url: url, method: HTTPMethod(rawValue: job.method), headers: headers, body: job.body.map { Data($0) })
+        let task = session(for: job).request(request).serializingResponse()
+
+        // --timeout bounds the whole fetch, redirects included (curl's --max-time); the Session's
+        // own request timeout is per hop.
+        let watchdog: Task<Bool, Never>? = job.timeout.map { seconds in
+            Task {
+                do {
+                    try await Task.sleep(for: .seconds(seconds))
+                } catch {
+                    return false
+                }
+                task.cancel()
+                return true
+            }
+        }
+        let response = await task.response
+        watchdog?.cancel()
+        let timedOut = await watchdog?.value ?? false
+
+        let redirects = response.metrics?.redirectCount ?? 0
+        let metrics = Self.metrics(response.metrics)
+        switch response.result {
+        case .failure(let error):
+            var failure = Self.failure(error)
+            if timedOut, failure.kind == .cancelled {
+                failure = FetchError(.timeout, "the --timeout of \(job.timeout ?? 0) s passed")
+            }
+            return FetchOutcome(url: job.url, error: failure, redirects: redirects, metrics: metrics)
+        case .success(let data):
+            guard let head = response.response else {
+                return FetchOutcome(url: job.url, error: FetchError(.other, "no response and no error"),
+                                    redirects: redirects, metrics: metrics)
+            }
+            let body = data.map { Array($0) } ?? []
+            job.progress?(Int64(body.count), head.expectedContentLength)
+            return FetchOutcome(
+                url: job.url, status: head.statusCode, reason: head.reason, version: head.version.description,
+                headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
+                redirects: redirects, metrics: metrics)
+        }
+    }
+
+    func shutdown() async {
+        let current = session.withLock { $0 }
+        await current?.shutdown()
+    }
+
+    // MARK: The session
+
+    private func session(for job: FetchJob) -> Session {
+        session.withLock { session in
+            if let session { return session }
+            let made = Self.makeSession(for: job)
+            session = made
+            return made
+        }
+    }
+
+    private static func makeSession(for job: FetchJob) -> Session {
+        var configuration = SessionConfiguration()
+        for name in job.removedHeaders {
+            configuration.headers.remove(name: name)
+        }
+        if let path = job.caCertPath {
+            configuration.tls.trustRoots = .certificates([.pemFile(path: path)])
+        }
+        if job.insecure {
+            configuration.tls.certificateVerification = .none
+        }
+        if let seconds = job.timeout {
+            let limit = Duration.seconds(seconds)
+            configuration.timeouts.request = limit
+            configuration.timeouts.connect = min(configuration.timeouts.connect, limit)
+            configuration.timeouts.tlsHandshake = min(configuration.timeouts.tlsHandshake, limit)
+        }
+        configuration.redirectPolicy.maximumRedirects = job.maxRedirects ?? Int.max
+        // The body's size is bounded by memory for a CLI, not by a library default for services.
+        configuration.maximumResponseBodyBytes = Int.max
+        return Session(
+            configuration: configuration,
+            redirectHandler: job.followRedirects ? nil : Redirector.doNotFollow)
+    }
+
+    /// The JSON metrics: the total, and the phases of the final transaction (the one that produced
+    /// the response); a reused connection has no DNS, connect or TLS phase (null).
+    static func metrics(_ metrics: ResponseMetrics?) -> FetchMetrics {
+        guard let metrics else { return FetchMetrics() }
+        var result = FetchMetrics(totalMs: milliseconds(metrics.taskDuration))
+        if let last = metrics.transactions.last {
+            result.reused = last.isReusedConnection
+            result.dnsMs = last.isReusedConnection ? nil : last.dnsDuration.map(milliseconds)
+            result.connectMs = last.isReusedConnection ? nil : last.connectDuration.map(milliseconds)
+            result.tlsMs = last.isReusedConnection ? nil : last.tlsDuration.map(milliseconds)
+            result.firstByteMs = last.firstResponseByte.map { milliseconds(last.start.duration(to: $0)) }
+        }
+        return result
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    // MARK: Errors → kinds
+
+    /// The stable kind of a library error. `BluebonnetError` names the phase; a transport failure's
+    /// cause (an internal exchange error wrapping the transport's, TLS's or the parser's) is only
+    /// readable through its description, whose stable parts are matched here. The subprocess tests
+    /// (Tests/BluebonnetCLITests/CLIBinaryTests.swift) pin every mapping they can provoke.
+    static func failure(_ error: BluebonnetError) -> FetchError {
+        let message = error.description
+        switch error {
+        case .invalidURL:
+            return FetchError(.invalidURL, message)
+        case .transportFailed(let underlying):
+            // The library's own classification first; the texts only for what it leaves open
+            // (protocol violations, size limits, cancellation).
+            switch error.networkErrorKind {
+            case .timedOut?: return FetchError(.timeout, message)
+            case .dnsFailure?: return FetchError(.dns, message)
+            case .connectionRefused?: return FetchError(.connect, message)
+            case .tlsFailure?: return FetchError(.tls, message)
+            default: return FetchError(transportKind(String(describing: underlying)), message)
+            }
+        case .serverTrustEvaluationFailed:
+            return FetchError(.tls, message)
+        case .redirectLimitExceeded:
+            return FetchError(.redirectLimit, message)
+        case .redirectRejected:
+            return FetchError(.redirectRejected, message)
+        case .requestTooLarge, .responseTooLarge:
+            return FetchError(.tooLarge, message)
+        case .explicitlyCancelled, .sessionDeinitialized, .sessionInvalidated:
+            return FetchError(.cancelled, message)
+        case .requestRetryFailed(_, let original):
+            if let original = original as? BluebonnetError { return FetchError(failure(original).kind, message) }
+            return FetchError(.other, message)
+        case .parameterEncodingFailed, .parameterEncoderFailed, .multipartEncodingFailed, .createURLRequestFailed,
+             .requestValidationFailed, .requestAdaptationFailed, .responseValidationFailed,
+             .responseSerializationFailed:
+            return FetchError(.other, message)
+        }
+    }
+
+    /// Ordered rules over the texts of the exchange's and transport's errors.
+    static func transportKind(_ text: String) -> FetchErrorKind {
+        let rules: [(String, FetchErrorKind)] = [
+            ("TransportError.dnsFailed", .dns),
+            ("TransportError.connectFailed", .connect),
+            ("TransportError.connectTimeout", .timeout),
+            ("TransportError.tlsHandshakeTimeout", .timeout),
+            ("TransportError.poolWaitTimeout", .timeout),
+            ("TransportError.tls", .tls),
+            ("TransportError.invalidEndpoint", .invalidURL),
+            ("TransportError.cancelled", .cancelled),
+            ("TransportError.poolShutDown", .cancelled),
+            ("TransportError.eventLoopShutDown", .cancelled),
+            ("TransportError.io", .protocol),
+            ("TransportError.connectionClosed", .protocol),
+            ("idle read timeout", .timeout),
+            ("idle write timeout", .timeout),
+            ("total timeout", .timeout),
+            ("limit exceeded", .tooLarge),
+            ("too many stacked content codings", .tooLarge),
+            ("is larger than", .tooLarge),
+            ("the server broke HTTP", .protocol),
+            ("the connection closed", .protocol),
+            ("cannot be decoded", .protocol),
+            ("cancelled", .cancelled),
+        ]
+        for (needle, kind) in rules where text.contains(needle) {
+            return kind
+        }
+        return .other
+    }
+}

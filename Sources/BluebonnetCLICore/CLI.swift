@@ -1,0 +1,180 @@
+import ArgumentParser
+import Foundation
+
+/// The `bluebonnet` command: parses the arguments, fetches every URL in order through one
+/// `Fetching`, writes bodies, heads or JSON lines, and returns the exit status.
+public enum CLI {
+    /// Exit statuses (part of the contract).
+    public enum ExitStatus {
+        /// Every URL got a response (any HTTP status).
+        public static let allResponded: Int32 = 0
+        /// At least one URL got no response (its error was reported).
+        public static let someFailed: Int32 = 1
+        /// Bad options; nothing was fetched.
+        public static let usage: Int32 = 2
+    }
+
+    /// Where the command reads and writes; `standard` is the process's own.
+    public struct Environment: Sendable {
+        /// Bodies, heads and JSON lines.
+        public var standardOutput: any ByteSink
+        /// Error messages and the progress bar.
+        public var standardError: any ByteSink
+        /// Whether standard error is a terminal (only then is a progress bar drawn).
+        public var standardErrorIsTerminal: Bool
+        /// What `@-` reads.
+        public var readStandardInput: @Sendable () -> [UInt8]
+        /// Opens `-o FILE` for writing (created or truncated).
+        public var openOutputFile: @Sendable (String) throws -> any ByteSink
+
+        /// An environment of the given parts.
+        public init(
+            standardOutput: any ByteSink, standardError: any ByteSink, standardErrorIsTerminal: Bool,
+            readStandardInput: @escaping @Sendable () -> [UInt8],
+            openOutputFile: @escaping @Sendable (String) throws -> any ByteSink
+        ) {
+            self.standardOutput = standardOutput
+            self.standardError = standardError
+            self.standardErrorIsTerminal = standardErrorIsTerminal
+            self.readStandardInput = readStandardInput
+            self.openOutputFile = openOutputFile
+        }
+
+        /// The process's standard output, error and input; `isatty(2)` decides the progress bar.
+        public static var standard: Environment {
+            Environment(
+                standardOutput: FileHandleSink(.standardOutput),
+                standardError: FileHandleSink(.standardError),
+                standardErrorIsTerminal: isatty(2) == 1,
+                readStandardInput: { Array(FileHandle.standardInput.readDataToEndOfFile()) },
+                openOutputFile: { path in
+                    guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                        throw FetchError(.io, "cannot create \(path)")
+                    }
+                    guard let handle = FileHandle(forWritingAtPath: path) else {
+                        throw FetchError(.io, "cannot open \(path) for writing")
+                    }
+                    return FileHandleSink(handle)
+                }
+            )
+        }
+    }
+
+    /// Runs the command with `arguments` (without the program name) and returns the exit status.
+    /// `version` is what `--version` prints.
+    public static func run(
+        arguments: [String], fetcher: some Fetching, version: String, environment: Environment = .standard
+    ) async -> Int32 {
+        let out = environment.standardOutput
+        let err = environment.standardError
+        func say(_ sink: any ByteSink, _ text: String) {
+            try? sink.write(Array(text.utf8))
+        }
+
+        // Parse. Help is not an error: it goes to standard output with status 0.
+        let options: Options
+        do {
+            options = try Options.parse(arguments)
+        } catch {
+            if Options.exitCode(for: error) == .success {
+                say(out, Options.fullMessage(for: error) + "\n")
+                return ExitStatus.allResponded
+            }
+            say(err, Options.fullMessage(for: error) + "\n")
+            return ExitStatus.usage
+        }
+        if options.version {
+            say(out, "bluebonnet \(version)\n")
+            return ExitStatus.allResponded
+        }
+        guard !options.urls.isEmpty else {
+            say(err, "Error: no URL given\nUsage: \(Options.usageString())\n  See 'bluebonnet --help' for more information.\n")
+            return ExitStatus.usage
+        }
+        if options.json && options.include {
+            say(err, "Error: --json and --include cannot be combined (the JSON has the head)\n")
+            return ExitStatus.usage
+        }
+        let plan: RequestPlan
+        do {
+            plan = try RequestPlan(options, readStandardInput: environment.readStandardInput)
+        } catch {
+            say(err, "Error: \(error.description)\nUsage: \(Options.usageString())\n")
+            return ExitStatus.usage
+        }
+
+        var allResponded = true
+        for (index, url) in options.urls.enumerated() {
+            let reporter: ProgressReporter? =
+                environment.standardErrorIsTerminal && !options.silent && !plan.isHead
+                ? ProgressReporter(sink: err) : nil
+            let outcome: FetchOutcome
+            if let problem = RequestPlan.urlProblem(url) {
+                outcome = FetchOutcome(url: url, error: FetchError(.invalidURL, problem))
+            } else {
+                var progress: (@Sendable (Int64, Int64?) -> Void)?
+                if let reporter {
+                    progress = { received, expected in reporter.update(received: received, expected: expected) }
+                }
+                let job = plan.job(for: url, progress: progress)
+                outcome = await fetcher.fetch(job)
+            }
+            reporter?.finish()
+            var reported = outcome
+            reported.url = url
+
+            // Where this URL's body goes.
+            var destination: any ByteSink = out
+            var outputError: FetchError?
+            if index < plan.outputFiles.count {
+                do {
+                    destination = try environment.openOutputFile(plan.outputFiles[index])
+                } catch {
+                    outputError = (error as? FetchError) ?? FetchError(.io, "\(plan.outputFiles[index]): \(error)")
+                }
+            }
+            if reported.gotResponse, let outputError {
+                reported = FetchOutcome(url: url, error: outputError, redirects: reported.redirects, metrics: reported.metrics)
+            }
+
+            if options.json {
+                if reported.gotResponse && index < plan.outputFiles.count {
+                    do {
+                        try destination.write(reported.body)
+                    } catch {
+                        reported = FetchOutcome(url: url, error: FetchError(.io, "\(plan.outputFiles[index]): \(error)"),
+                                                redirects: reported.redirects, metrics: reported.metrics)
+                    }
+                }
+                say(out, OutcomeJSON.line(for: reported) + "\n")
+            } else if reported.gotResponse {
+                do {
+                    if options.include { try destination.write(Array(head(of: reported).utf8)) }
+                    try destination.write(reported.body)
+                } catch {
+                    reported = FetchOutcome(url: url, error: FetchError(.io, "writing the body: \(error)"))
+                }
+            }
+            if let error = reported.error {
+                allResponded = false
+                if !options.json {
+                    say(err, "bluebonnet: \(url): \(error.kind.rawValue): \(error.message)\n")
+                }
+            }
+        }
+        await fetcher.shutdown()
+        return allResponded ? ExitStatus.allResponded : ExitStatus.someFailed
+    }
+
+    /// The status line and headers as `--include` prints them, CRLF-terminated as on the wire,
+    /// ending with the empty line.
+    static func head(of outcome: FetchOutcome) -> String {
+        var text = "\(outcome.version) \(outcome.status ?? 0)"
+        if !outcome.reason.isEmpty { text += " \(outcome.reason)" }
+        text += "\r\n"
+        for header in outcome.headers {
+            text += "\(header.name): \(header.value)\r\n"
+        }
+        return text + "\r\n"
+    }
+}

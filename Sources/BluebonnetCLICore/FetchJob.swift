@@ -1,0 +1,56 @@
+/// One request, as the command line describes it.
+public struct FetchJob: Sendable {
+    /// The URL to fetch: as given on the command line, with `http://` put in front when it had
+    /// no scheme (as curl does).
+    public var url: String
+    /// The method token, as given to `-X` (case kept), or `GET`/`POST` as implied.
+    public var method: String
+    /// The `-H` headers in command-line order, plus the implied `Content-Type` for `-d`.
+    public var headers: [(name: String, value: String)]
+    /// Names given as `-H 'Name:'`: default headers the client must not send (curl's way to
+    /// remove an internal header).
+    public var removedHeaders: [String]
+    /// The request body (`-d`/`--data-binary`), nil for none.
+    public var body: [UInt8]?
+    /// Whether 3xx responses with a `Location` are followed (default true; `--no-location`).
+    public var followRedirects: Bool
+    /// At most this many redirects are followed (`--max-redirs`, default 50); nil for no limit
+    /// (`--max-redirs -1`).
+    public var maxRedirects: Int?
+    /// A PEM file of CA certificates to trust instead of the system's (`--cacert`).
+    public var caCertPath: String?
+    /// Skip certificate verification (`--insecure`).
+    public var insecure: Bool
+    /// A limit on the whole transfer in seconds (`--timeout`); nil for the library's defaults.
+    public var timeout: Double?
+    /// Called as body bytes arrive: bytes received so far and the expected total when known.
+    public var progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
+
+    /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most 50),
+    /// system trust, library timeouts.
+    public init(
+        url: String,
+        method: String = "GET",
+        headers: [(name: String, value: String)] = [],
+        removedHeaders: [String] = [],
+        body: [UInt8]? = nil,
+        followRedirects: Bool = true,
+        maxRedirects: Int? = 50,
+        caCertPath: String? = nil,
+        insecure: Bool = false,
+        timeout: Double? = nil,
+        progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.removedHeaders = removedHeaders
+        self.body = body
+        self.followRedirects = followRedirects
+        self.maxRedirects = maxRedirects
+        self.caCertPath = caCertPath
+        self.insecure = insecure
+        self.timeout = timeout
+        self.progress = progress
+    }
+}

@@ -1,0 +1,125 @@
+/// Why a URL got no response: one of a fixed vocabulary that scripts match on.
+///
+/// The raw values are part of the `--json` contract (README.md beside main.swift): never rename
+/// one; add new kinds only with the README.
+public enum FetchErrorKind: String, Sendable, CaseIterable {
+    /// The URL could not be parsed, or its scheme is not http/https.
+    case invalidURL = "invalid_url"
+    /// The host name could not be resolved.
+    case dns
+    /// No TCP connection could be made (refused, unreachable).
+    case connect
+    /// The TLS handshake or certificate verification failed.
+    case tls
+    /// A timeout passed (connect, idle read/write, or `--timeout`).
+    case timeout
+    /// The server broke HTTP (garbage, truncated body, bad framing, connection reset mid-response).
+    case `protocol`
+    /// More redirects than `--max-redirs`.
+    case redirectLimit = "redirect_limit"
+    /// A redirect that was not followed because it is unsafe or invalid (bad Location, a
+    /// downgrade the policy refuses).
+    case redirectRejected = "redirect_rejected"
+    /// A limit on sizes was passed (body, headers, decompression).
+    case tooLarge = "too_large"
+    /// The request was cancelled.
+    case cancelled
+    /// A local input/output error (writing `-o FILE`, reading a file).
+    case io
+    /// Anything else.
+    case other
+}
+
+/// A failure: its kind and a human-readable message (the message is not part of the contract).
+public struct FetchError: Sendable, Equatable, Error {
+    /// The stable kind.
+    public var kind: FetchErrorKind
+    /// What went wrong, for people.
+    public var message: String
+
+    /// A failure of `kind`.
+    public init(_ kind: FetchErrorKind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
+
+/// Timings of one fetch in whole milliseconds, each nil when the client does not report it.
+public struct FetchMetrics: Sendable, Equatable {
+    /// From the start of the request to the end of the body, redirects included.
+    public var totalMs: Int?
+    /// Name resolution (the final request's; 0 or nil on a reused connection).
+    public var dnsMs: Int?
+    /// TCP connect.
+    public var connectMs: Int?
+    /// TLS handshake.
+    public var tlsMs: Int?
+    /// From the start of the (final) request to the first response byte.
+    public var firstByteMs: Int?
+    /// Whether the final request went over a reused (pooled) connection.
+    public var reused: Bool?
+
+    /// Metrics; every value defaults to unknown (nil).
+    public init(totalMs: Int? = nil, dnsMs: Int? = nil, connectMs: Int? = nil, tlsMs: Int? = nil,
+                firstByteMs: Int? = nil, reused: Bool? = nil) {
+        self.totalMs = totalMs
+        self.dnsMs = dnsMs
+        self.connectMs = connectMs
+        self.tlsMs = tlsMs
+        self.firstByteMs = firstByteMs
+        self.reused = reused
+    }
+}
+
+/// What became of one URL: a response (any status) or an error.
+public struct FetchOutcome: Sendable {
+    /// The URL as the job gave it.
+    public var url: String
+    /// The final response's status code; nil when there was no response.
+    public var status: Int?
+    /// The final response's reason phrase, as received.
+    public var reason: String
+    /// The final response's version, e.g. `HTTP/1.1`.
+    public var version: String
+    /// The final response's headers in wire order, as received.
+    public var headers: [(name: String, value: String)]
+    /// The body after transfer and content decoding.
+    public var body: [UInt8]
+    /// How many redirects were followed.
+    public var redirects: Int
+    /// Timings.
+    public var metrics: FetchMetrics
+    /// Why there is no response; nil when there is one.
+    public var error: FetchError?
+
+    /// A response.
+    public init(url: String, status: Int, reason: String, version: String,
+                headers: [(name: String, value: String)], body: [UInt8], redirects: Int = 0,
+                metrics: FetchMetrics = FetchMetrics()) {
+        self.url = url
+        self.status = status
+        self.reason = reason
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.redirects = redirects
+        self.metrics = metrics
+        self.error = nil
+    }
+
+    /// A failure: no status, no head, no body.
+    public init(url: String, error: FetchError, redirects: Int = 0, metrics: FetchMetrics = FetchMetrics()) {
+        self.url = url
+        self.status = nil
+        self.reason = ""
+        self.version = ""
+        self.headers = []
+        self.body = []
+        self.redirects = redirects
+        self.metrics = metrics
+        self.error = error
+    }
+
+    /// Whether the URL got a response (any status): what the exit status counts.
+    public var gotResponse: Bool { error == nil && status != nil }
+}

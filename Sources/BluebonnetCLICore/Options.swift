@@ -1,0 +1,68 @@
+import ArgumentParser
+
+/// The command line, as ArgumentParser reads it. `RequestPlan` turns it into requests.
+struct Options: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bluebonnet",
+        abstract: "Fetch URLs over HTTP/1.1 with Bluebonnet, curl-like.",
+        discussion: """
+            URLs are fetched in order through one session, reusing connections. Redirects are \
+            followed by default. The body goes to standard output (or -o FILE); with --json, one \
+            JSON object per URL, one per line (see README.md in Sources/BluebonnetCLI for the schema).
+
+            Exit status: 0 when every URL got a response (any status), 1 when some did not, \
+            2 for a usage error.
+            """,
+        helpNames: [.long, .customShort("h", allowingJoined: false)]
+    )
+
+    @Option(name: .customShort("X"), help: ArgumentHelp("The request method (default GET, or POST with a body); HEAD sends a real HEAD request.", valueName: "METHOD"))
+    var method: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("A request header, 'Name: value' (repeatable). 'Name:' removes a default header; 'Name;' sends it empty.", valueName: "HEADER"))
+    var headers: [String] = []
+
+    @Option(name: [.customShort("d"), .customLong("data")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Body data (repeatable, joined with '&'); @FILE reads a file without its CR and LF, @- standard input. Implies POST and Content-Type: application/x-www-form-urlencoded.", valueName: "DATA"))
+    var data: [String] = []
+
+    @Option(name: .customLong("data-binary"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Body data sent exactly as given (repeatable, joined with '&'); @FILE reads a file byte for byte, @- standard input. Implies POST like -d.", valueName: "DATA"))
+    var dataBinary: [String] = []
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write the body to FILE instead of standard output (repeatable: the Nth -o is for the Nth URL).", valueName: "FILE"))
+    var output: [String] = []
+
+    @Option(name: .customLong("max-redirs"), parsing: .unconditional, help: ArgumentHelp("Follow at most N redirects (default 50; -1 for no limit).", valueName: "N"))
+    var maxRedirects: Int = 50
+
+    @Flag(name: .customLong("no-location"), help: "Do not follow redirects: report the 3xx response itself.")
+    var noLocation = false
+
+    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file instead of the system's.", valueName: "FILE"))
+    var caCert: String?
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate.")
+    var insecure = false
+
+    @Option(name: [.customLong("timeout"), .customShort("m"), .customLong("max-time")], parsing: .unconditional,
+            help: ArgumentHelp("Give up on a URL after this many seconds (decimals allowed).", valueName: "SECONDS"))
+    var timeout: Double?
+
+    @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and headers before the body.")
+    var include = false
+
+    @Flag(name: .customLong("json"), help: "Print one JSON object per URL, one per line, instead of bodies.")
+    var json = false
+
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar.")
+    var silent = false
+
+    @Flag(name: .customLong("version"), help: "Print the version and exit.")
+    var version = false
+
+    @Argument(help: ArgumentHelp("The URLs to fetch, in order.", valueName: "URL"))
+    var urls: [String] = []
+}

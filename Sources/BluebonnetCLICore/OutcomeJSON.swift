@@ -1,0 +1,56 @@
+import Foundation
+
+/// The `--json` line for one outcome: the contract other programs read (README.md beside
+/// main.swift). Keys in exactly this order, always all present:
+/// `url, status, reason, version, headers, body_base64, body_length, redirects, metrics, error`.
+enum OutcomeJSON {
+    /// The metrics object's keys, in order.
+    static let metricsKeys = ["total_ms", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "reused"]
+
+    /// One compact JSON object, no trailing newline.
+    ///
+    /// A failure (`error` set) always has `"status": null`, `"reason": ""`, `"version": ""`,
+    /// `"headers": []`, an empty body, and `"error": {"kind", "message"}`; `redirects` and
+    /// `metrics` say what is known.
+    static func line(for outcome: FetchOutcome) -> String {
+        value(for: outcome).serialized()
+    }
+
+    static func value(for outcome: FetchOutcome) -> JSONValue {
+        let failed = !outcome.gotResponse
+        let status: JSONValue = failed ? .null : .int(outcome.status ?? 0)
+        let headers = failed ? [] : outcome.headers
+        let body = failed ? [] : outcome.body
+        let error: JSONValue
+        if failed {
+            let failure = outcome.error ?? FetchError(.other, "no response")
+            error = .object([("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message))])
+        } else {
+            error = .null
+        }
+        return .object([
+            ("url", .string(outcome.url)),
+            ("status", status),
+            ("reason", .string(failed ? "" : outcome.reason)),
+            ("version", .string(failed ? "" : outcome.version)),
+            ("headers", .array(headers.map { .array([.string($0.name), .string($0.value)]) })),
+            ("body_base64", .string(Data(body).base64EncodedString())),
+            ("body_length", .int(body.count)),
+            ("redirects", .int(outcome.redirects)),
+            ("metrics", metrics(outcome.metrics)),
+            ("error", error),
+        ])
+    }
+
+    static func metrics(_ metrics: FetchMetrics) -> JSONValue {
+        func number(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+        return .object([
+            ("total_ms", number(metrics.totalMs)),
+            ("dns_ms", number(metrics.dnsMs)),
+            ("connect_ms", number(metrics.connectMs)),
+            ("tls_ms", number(metrics.tlsMs)),
+            ("first_byte_ms", number(metrics.firstByteMs)),
+            ("reused", metrics.reused.map(JSONValue.bool) ?? .null),
+        ])
+    }
+}

@@ -1,0 +1,440 @@
+import BluebonnetCore
+import BluebonnetPosix
+import BluebonnetTLS
+import Synchronization
+
+/// Establishes ``Connection``s: resolve → Happy Eyeballs connect → optional TLS handshake.
+public enum Connector {
+    /// Connects to `endpoint` and returns the connection, owned by `loop`, with reading off.
+    ///
+    /// 1. **Resolve** (TCP): numeric addresses and `localhost` (RFC 6761 §6.3: `::1` then
+    ///    `127.0.0.1`) need no lookup; other names go to `resolver`. The addresses are ordered
+    ///    for racing (RFC 8305 §4, ``HappyEyeballs/interleave(_:)``).
+    /// 2. **TLS context**: `TLSContextCache.shared` builds (and caches) the context for
+    ///    `endpoint.tls` here, off the loop, since a first build loads trust roots.
+    /// 3. **Connect** on `loop` with ``HappyEyeballs`` (250 ms attempt delay), bounded by
+    ///    `timeouts.connect`.
+    /// 4. **Handshake** (TLS), bounded by `timeouts.tlsHandshake`, verifying the server against
+    ///    ``Endpoint/effectiveServerName``.
+    ///
+    /// Cancelling the calling task abandons the connect (sockets are closed) and throws
+    /// ``TransportError/Kind/cancelled``.
+    ///
+    /// - Throws: ``TransportError`` of kind `dnsFailed`, `connectFailed`, `connectTimeout`, `tls`,
+    ///   `tlsHandshakeTimeout`, `io`, `invalidEndpoint`, `cancelled` or `eventLoopShutDown`.
+    public static func connect(
+        to endpoint: Endpoint,
+        on loop: EventLoop,
+        timeouts: ConnectTimeouts = ConnectTimeouts(),
+        resolver: Resolver = Resolver()
+    ) async throws(TransportError) -> Connection {
+        var metrics = ConnectMetrics()
+        let addresses: [SocketAddress]
+        var port = 0
+        switch endpoint.kind {
+        case .tcp(let host, let tcpPort):
+            guard let port16 = UInt16(exactly: tcpPort), port16 != 0 else {
+                throw .invalidEndpoint("port \(tcpPort) is not in 1...65535")
+            }
+            port = tcpPort
+            metrics.dnsStart = .now
+            addresses = try await resolve(host: host, port: port16, resolver: resolver)
+            metrics.dnsEnd = .now
+        case .unix(let path):
+            do {
+                addresses = [try SocketAddress(unixDomainSocketPath: path)]
+            } catch {
+                throw .invalidEndpoint("Unix socket path \"\(path)\": \(error)")
+            }
+        }
+        let ordered = HappyEyeballs.interleave(addresses)
+        metrics.resolvedAddresses = ordered
+
+        var tls: (context: TLSContext, serverName: String)?
+        if let configuration = endpoint.tls {
+            guard let serverName = endpoint.effectiveServerName else {
+                throw .invalidEndpoint("TLS over a Unix socket needs a server name")
+            }
+            do {
+                tls = (try TLSContextCache.shared.context(for: configuration), serverName)
+            } catch {
+                throw .tls(error)
+            }
+        }
+        if Task.isCancelled { throw .cancelled }
+        let operation = ConnectOperation(
+            loop: loop, addresses: ordered, tls: tls, port: port, timeouts: timeouts, metrics: metrics)
+        return try await operation.run()
+    }
+
+    /// The addresses for `host`: numeric and `localhost` names without a lookup.
+    static func resolve(host: String, port: UInt16, resolver: Resolver) async throws(TransportError) -> [SocketAddress] {
+        if let numeric = SocketAddress(ipAddress: host, port: port) { return [numeric] }
+        var name = host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        if name == "localhost" || name.hasSuffix(".localhost") {
+            return [.loopbackIPv6(port: port), .loopbackIPv4(port: port)]
+        }
+        do {
+            return try await resolver.resolve(host: host, port: port)
+        } catch {
+            throw error.code == .cancelled ? .cancelled : .dnsFailed(error)
+        }
+    }
+}
+
+/// One connect on its loop: the Happy Eyeballs race, then the TLS handshake.
+///
+/// `@unchecked Sendable`: everything but `outcome` is confined to `loop`'s thread (it is created
+/// off the loop, but only touched after `run()` hops there with `execute`); `outcome`, where the
+/// awaiting task and the loop meet, is a `Mutex`.
+final class ConnectOperation: @unchecked Sendable {
+    private struct Outcome {
+        var continuation: CheckedContinuation<Result<Connection, TransportError>, Never>?
+        var result: Result<Connection, TransportError>?
+        var delivered = false
+    }
+
+    private enum Phase {
+        /// Racing attempts. → `handshaking` (TLS) or `done`.
+        case connecting
+        /// TLS handshake on the winning socket. → `done`.
+        case handshaking
+        /// Finished; late events are ignored.
+        case done
+    }
+
+    /// One attempt's socket and registration.
+    private final class Attempt {
+        var socket: Socket?
+        var registration: Registration?
+    }
+
+    private let outcome = Mutex(Outcome())
+    private let loop: EventLoop
+    private let tls: (context: TLSContext, serverName: String)?
+    private let port: Int
+    private let timeouts: ConnectTimeouts
+
+    // Loop-confined from here on.
+    private var machine: HappyEyeballs
+    private var phase = Phase.connecting
+    private var attempts: [HappyEyeballs.AttemptID: Attempt] = [:]
+    private var timer: Scheduled?
+    private var metrics: ConnectMetrics
+    private var engine: TLSEngine?
+    private var handshakeSocket: Socket?
+    private var handshakeRegistration: Registration?
+    private var handshakeQueue: [ByteBuffer] = []
+    private var receiveBuffer = ByteBuffer()
+
+    init(
+        loop: EventLoop, addresses: [SocketAddress], tls: (context: TLSContext, serverName: String)?, port: Int,
+        timeouts: ConnectTimeouts, metrics: ConnectMetrics
+    ) {
+        self.loop = loop
+        self.tls = tls
+        self.port = port
+        self.timeouts = timeouts
+        self.metrics = metrics
+        self.machine = HappyEyeballs(addresses: addresses, deadline: .after(timeouts.connect))
+    }
+
+    /// Runs the connect on the loop and waits for its outcome.
+    func run() async throws(TransportError) -> Connection {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Connection, TransportError>, Never>) in
+                let early = outcome.withLock { state -> Result<Connection, TransportError>? in
+                    if let result = state.result { return result }
+                    state.continuation = continuation
+                    return nil
+                }
+                if let early {
+                    continuation.resume(returning: early)
+                    return
+                }
+                loop.execute { self.start() }
+                if loop.isShutDown { _ = deliver(.failure(.eventLoopShutDown)) }
+            }
+        } onCancel: {
+            if deliver(.failure(.cancelled)) { loop.execute { self.cancelOnLoop() } }
+        }
+        return try result.get()
+    }
+
+    /// Hands `result` to the waiting task unless something was handed over before.
+    private func deliver(_ result: Result<Connection, TransportError>) -> Bool {
+        let (first, continuation) = outcome.withLock {
+            state -> (Bool, CheckedContinuation<Result<Connection, TransportError>, Never>?) in
+            guard !state.delivered else { return (false, nil) }
+            state.delivered = true
+            guard let continuation = state.continuation else {
+                state.result = result
+                return (true, nil)
+            }
+            state.continuation = nil
+            return (true, continuation)
+        }
+        continuation?.resume(returning: result)
+        return first
+    }
+
+    private var isDelivered: Bool { outcome.withLock { $0.delivered } }
+
+    // MARK: Happy Eyeballs shell
+
+    private func start() {
+        guard !isDelivered else { return }
+        metrics.connectStart = .now
+        perform(machine.start(now: .now))
+    }
+
+    private func perform(_ actions: [HappyEyeballs.Action]) {
+        for action in actions {
+            switch action {
+            case .startAttempt(let id, let address):
+                startAttempt(id, address)
+            case .cancelAttempt(let id):
+                closeAttempt(id)
+            case .scheduleTimer(let deadline):
+                timer?.cancel()
+                timer = loop.scheduleTask(deadline: deadline) { self.timerFired() }
+            case .cancelTimer:
+                timer?.cancel()
+                timer = nil
+            case .succeeded(let id):
+                won(id)
+            case .failed(let error):
+                metrics.attempts = machine.attempts
+                finish(.failure(error))
+            }
+        }
+    }
+
+    /// Opens a socket and starts connecting; outcomes known at once are reported from a later
+    /// task, so the machine is never re-entered.
+    private func startAttempt(_ id: HappyEyeballs.AttemptID, _ address: SocketAddress) {
+        do throws(IOError) {
+            let socket = try Socket(family: address.family)
+            if address.family != .unix { try? socket.setNoDelay(true) }
+            let descriptor = socket.descriptor
+            let state = try socket.connect(to: address)
+            let attempt = Attempt()
+            attempt.socket = consume socket
+            attempts[id] = attempt
+            switch state {
+            case .connected:
+                loop.execute { self.attemptReady(id) }
+            case .inProgress:
+                attempt.registration = try loop.register(descriptor: descriptor, interest: .writable) { [weak self] _ in
+                    self?.attemptReady(id)
+                }
+            }
+        } catch {
+            loop.execute { self.attemptFailed(id, error) }
+        }
+    }
+
+    private func attemptReady(_ id: HappyEyeballs.AttemptID) {
+        guard case .connecting = phase, let attempt = attempts[id] else { return }
+        do {
+            try attempt.socket?.finishConnect()
+        } catch {
+            attemptFailed(id, error)
+            return
+        }
+        perform(machine.attemptSucceeded(id, now: .now))
+    }
+
+    private func attemptFailed(_ id: HappyEyeballs.AttemptID, _ error: IOError) {
+        guard case .connecting = phase else { return }
+        closeAttempt(id)
+        perform(machine.attemptFailed(id, error: error, now: .now))
+    }
+
+    private func timerFired() {
+        guard case .connecting = phase else { return }
+        timer = nil
+        perform(machine.timerFired(now: .now))
+    }
+
+    private func closeAttempt(_ id: HappyEyeballs.AttemptID) {
+        guard let attempt = attempts.removeValue(forKey: id) else { return }
+        if let registration = attempt.registration { try? loop.deregister(registration) }
+        try? attempt.socket.take()?.close()
+    }
+
+    private func won(_ id: HappyEyeballs.AttemptID) {
+        guard let attempt = attempts.removeValue(forKey: id), let socket = attempt.socket.take() else {
+            finish(.failure(.connectionClosed))
+            return
+        }
+        if let registration = attempt.registration { try? loop.deregister(registration) }
+        metrics.connectEnd = .now
+        metrics.attempts = machine.attempts
+        if let tls {
+            startHandshake(socket, tls.context, serverName: tls.serverName)
+        } else {
+            establish(socket, pendingWrites: [])
+        }
+    }
+
+    private func cancelOnLoop() {
+        if case .connecting = phase { perform(machine.cancel()) }
+        finish(.failure(.cancelled))
+    }
+
+    // MARK: TLS handshake
+
+    private func startHandshake(_ socket: consuming Socket, _ context: TLSContext, serverName: String) {
+        phase = .handshaking
+        metrics.tlsStart = .now
+        do {
+            engine = try TLSEngine(context: context, serverName: serverName, port: port)
+        } catch {
+            finish(.failure(.tls(error)))
+            return
+        }
+        let descriptor = socket.descriptor
+        handshakeSocket = consume socket
+        do {
+            handshakeRegistration = try loop.register(descriptor: descriptor, interest: .readable) { [weak self] events in
+                self?.handshakeEvent(events)
+            }
+        } catch {
+            finish(.failure(.io(error)))
+            return
+        }
+        timer = loop.scheduleTask(in: timeouts.tlsHandshake) { self.handshakeTimedOut() }
+        driveHandshake()
+    }
+
+    private func driveHandshake() {
+        guard case .handshaking = phase, let engine else { return }
+        while true {
+            let state: TLSEngine.HandshakeState
+            do {
+                state = try engine.handshake()
+            } catch {
+                // Send the alert when the socket takes it at once; the close follows anyway.
+                if let alert = engine.takeCiphertext() { handshakeQueue.append(alert) }
+                _ = try? flushHandshake()
+                finish(.failure(.tls(error)))
+                return
+            }
+            if let ciphertext = engine.takeCiphertext() { handshakeQueue.append(ciphertext) }
+            do {
+                try flushHandshake()
+            } catch {
+                finish(.failure(.io(error)))
+                return
+            }
+            switch state {
+            case .complete:
+                handshakeDone()
+                return
+            case .wantRead:
+                return
+            case .wantWrite:
+                continue
+            }
+        }
+    }
+
+    /// Writes queued handshake bytes while the kernel takes them; sets the interest.
+    private func flushHandshake() throws(IOError) {
+        while let first = handshakeQueue.first {
+            guard case .processed(let count)? = try handshakeSocket?.write(first) else { break }
+            if count == first.readableBytes {
+                handshakeQueue.removeFirst()
+            } else {
+                handshakeQueue[0].moveReaderIndex(forwardBy: count)
+            }
+        }
+        if let handshakeRegistration {
+            try loop.setInterest(handshakeQueue.isEmpty ? .readable : .readWrite, for: handshakeRegistration)
+        }
+    }
+
+    private func handshakeEvent(_ events: IOEvents) {
+        guard case .handshaking = phase, let engine else { return }
+        if events.contains(.writable) {
+            do {
+                try flushHandshake()
+            } catch {
+                finish(.failure(.io(error)))
+                return
+            }
+        }
+        guard !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) else { return }
+        receiveBuffer.clear()
+        let result: IOResult<Int>?
+        do {
+            result = try handshakeSocket?.read(into: &receiveBuffer, maxBytes: Connection.readChunk)
+        } catch {
+            finish(.failure(.io(error)))
+            return
+        }
+        switch result {
+        case nil, .wouldBlock?:
+            return
+        case .processed(0)?:
+            engine.feedEndOfStream()
+        case .processed?:
+            engine.feedCiphertext(receiveBuffer)
+        }
+        driveHandshake()
+    }
+
+    private func handshakeTimedOut() {
+        guard case .handshaking = phase else { return }
+        timer = nil
+        finish(.failure(.tlsHandshakeTimeout))
+    }
+
+    private func handshakeDone() {
+        metrics.tlsEnd = .now
+        if let handshakeRegistration { try? loop.deregister(handshakeRegistration) }
+        handshakeRegistration = nil
+        guard let socket = handshakeSocket.take() else {
+            finish(.failure(.connectionClosed))
+            return
+        }
+        let pending = handshakeQueue
+        handshakeQueue.removeAll()
+        establish(socket, pendingWrites: pending)
+    }
+
+    // MARK: Ending
+
+    private func establish(_ socket: consuming Socket, pendingWrites: [ByteBuffer]) {
+        let remote = try? socket.peerAddress()
+        let local = try? socket.localAddress()
+        let connection = Connection(
+            socket: socket, eventLoop: loop, engine: engine, pendingWrites: pendingWrites, metrics: metrics,
+            remoteAddress: remote, localAddress: local, establishedAt: .now)
+        do {
+            try connection.activate()
+        } catch {
+            connection.abort()
+            finish(.failure(.io(error)))
+            return
+        }
+        finish(.success(connection))
+    }
+
+    /// Ends the operation: cleans up whatever is left and hands the result over (a connection
+    /// nobody waits for any more is closed).
+    private func finish(_ result: Result<Connection, TransportError>) {
+        guard phase != .done else { return }
+        phase = .done
+        timer?.cancel()
+        timer = nil
+        for id in Array(attempts.keys) { closeAttempt(id) }
+        if let handshakeRegistration { try? loop.deregister(handshakeRegistration) }
+        handshakeRegistration = nil
+        try? handshakeSocket.take()?.close()
+        engine = nil
+        if !deliver(result), case .success(let connection) = result { connection.abort() }
+    }
+}

@@ -1,0 +1,341 @@
+import BluebonnetCore
+import BluebonnetPosix
+import Synchronization
+
+/// Keeps connections per origin (``PoolKey``) and hands them to requests: the I/O shell around
+/// ``PoolStateMachine``.
+///
+/// The machine lives in a `Mutex`; every event locks it, feeds it the event with the time read
+/// under the lock, collects what the actions need (continuations, connections), unlocks, and
+/// only then performs them: continuations are resumed, connections opened and closed, outside
+/// the lock. Connections are made with ``Connector`` on the group's loops, one after the other
+/// (round robin). The machine's single timer runs on one loop (the group's first); timer actions
+/// are turned into a versioned "wanted deadline" under the lock and applied on that loop, which
+/// always applies the newest, so arming and disarming cannot be reordered.
+///
+/// Idle connections are watched (see ``IdleWatcher``): a connection the server closes while it
+/// sits idle is dropped before any request leases it.
+///
+/// - Warning: shut the pool down (``shutdown()``) before the event loop group: a pool whose loops
+///   are gone cannot close its connections or hand them out.
+public final class ConnectionPool: Sendable {
+    private struct Entry {
+        var connection: Connection
+        var key: PoolKey
+        /// Leases so far.
+        var uses = 0
+        /// Bumped on every lease; an idle watcher armed for an older value is not installed.
+        var leaseEpoch: UInt64 = 0
+        /// Whether an idle watcher was (or is about to be) installed since the last lease.
+        var watched = false
+    }
+
+    private struct State {
+        var machine: PoolStateMachine
+        var connections: [PoolStateMachine.ConnectionID: Entry] = [:]
+        var waiters: [PoolStateMachine.RequestID: CheckedContinuation<Result<PooledConnection, TransportError>, Never>] = [:]
+        var endpoints: [PoolKey: Endpoint] = [:]
+        var timerWanted: Deadline?
+        var timerVersion: UInt64 = 0
+        var machineShutDown = false
+        /// Connections told to close that have not reported closed yet.
+        var closing = 0
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// What one event needs done after unlocking.
+    private enum Work {
+        case create(PoolStateMachine.ConnectionID, PoolKey, Endpoint)
+        case lease(PooledConnection, detach: Bool, CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
+        case fail(TransportError, CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
+        case close(Connection)
+        case watch(Connection, PoolStateMachine.ConnectionID, epoch: UInt64)
+        case syncTimer
+        case shutdownComplete([CheckedContinuation<Void, Never>])
+    }
+
+    private struct TimerSlot {
+        var applied: UInt64 = 0
+        var scheduled: Scheduled?
+    }
+
+    private let state: Mutex<State>
+    private let timerSlot = Mutex(TimerSlot())
+    private let requestIDs = Atomic<UInt64>(0)
+    /// The loops connections are made on.
+    public let group: EventLoopGroup
+    private let timerLoop: EventLoop
+    /// The timeouts every connect uses.
+    public let connectTimeouts: ConnectTimeouts
+    private let resolver: Resolver
+
+    /// A pool making connections on `group`'s loops with `configuration`'s limits.
+    public init(
+        group: EventLoopGroup,
+        configuration: PoolStateMachine.Configuration = .init(),
+        connectTimeouts: ConnectTimeouts = ConnectTimeouts(),
+        resolver: Resolver = Resolver()
+    ) {
+        self.group = group
+        self.timerLoop = group.loops[0]
+        self.connectTimeouts = connectTimeouts
+        self.resolver = resolver
+        self.state = Mutex(State(machine: PoolStateMachine(configuration: configuration)))
+    }
+
+    /// The limits and timeouts.
+    public var configuration: PoolStateMachine.Configuration { state.withLock { $0.machine.configuration } }
+    /// Connections connecting, idle or leased.
+    public var connectionCount: Int { state.withLock { $0.machine.connectionCount } }
+    /// Idle connections.
+    public var idleConnectionCount: Int { state.withLock { $0.machine.idleConnectionCount } }
+    /// Leases waiting for a connection.
+    public var waitingRequestCount: Int { state.withLock { $0.machine.waitingRequestCount } }
+
+    // MARK: Leasing
+
+    /// A connection to `endpoint`: an idle one of `key` (most recently used first), a new one, or
+    /// the next one released, waiting at most until `deadline` (nil: no limit).
+    ///
+    /// - Throws: ``TransportError`` — the connect error when a new connection for this lease
+    ///   failed, `poolWaitTimeout`, `tooManyWaiters`, `poolShutDown`, or `cancelled` when the task
+    ///   is cancelled while waiting.
+    public func lease(_ key: PoolKey, endpoint: Endpoint, deadline: Deadline? = nil) async throws(TransportError) -> PooledConnection {
+        let id = PoolStateMachine.RequestID(requestIDs.wrappingAdd(1, ordering: .relaxed).oldValue)
+        let cancelled = Atomic<Bool>(false)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<PooledConnection, TransportError>, Never>) in
+                let admitted = modify { state -> PoolStateMachine.Actions? in
+                    guard !cancelled.load(ordering: .acquiring) else { return nil }
+                    state.waiters[id] = continuation
+                    state.endpoints[key] = endpoint
+                    return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: .now)
+                }
+                if !admitted { continuation.resume(returning: .failure(.cancelled)) }
+            }
+        } onCancel: {
+            cancelled.store(true, ordering: .releasing)
+            _ = modify { $0.machine.leaseCancelled(id: id) }
+        }
+        return try result.get()
+    }
+
+    /// ``lease(_:endpoint:deadline:)`` with the endpoint's own ``Endpoint/poolKey``.
+    public func lease(_ endpoint: Endpoint, deadline: Deadline? = nil) async throws(TransportError) -> PooledConnection {
+        try await lease(endpoint.poolKey, endpoint: endpoint, deadline: deadline)
+    }
+
+    /// Gives a leased connection back. `reusable` says whether the exchange left it fit for
+    /// another request (complete response, keep-alive, no error); a closed connection is never
+    /// reused. A reusable connection goes to the next waiter or sits idle (watched); otherwise it
+    /// is closed. Callable from any thread; the connection must not be used afterwards.
+    public func release(_ pooled: PooledConnection, reusable: Bool) {
+        let reusable = reusable && pooled.connection.isOpen
+        _ = modify(idleCandidate: pooled.connectionID) {
+            $0.machine.connectionReleased(connectionID: pooled.connectionID, reusable: reusable, now: .now)
+        }
+    }
+
+    /// Shuts down gracefully and returns when done: waiting leases fail with `poolShutDown`, idle
+    /// connections close, leased ones close when released, connecting ones when established; new
+    /// leases fail. Returns once every connection is closed. Calling it again waits for the same end.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            _ = modify { state in
+                state.shutdownWaiters.append(continuation)
+                return state.machine.shutdownRequested()
+            }
+        }
+    }
+
+    // MARK: Events from connections and the timer
+
+    private func connectionEstablished(_ id: PoolStateMachine.ConnectionID, _ key: PoolKey, _ connection: Connection) {
+        _ = modify(idleCandidate: id) { state in
+            state.connections[id] = Entry(connection: connection, key: key)
+            return state.machine.connectionEstablished(connectionID: id, now: .now)
+        }
+    }
+
+    private func connectionFailed(_ id: PoolStateMachine.ConnectionID, _ error: TransportError) {
+        _ = modify { $0.machine.connectionFailed(connectionID: id, error: error, now: .now) }
+    }
+
+    /// An idle watcher saw the peer close (or misbehave).
+    func closedByPeer(_ id: PoolStateMachine.ConnectionID) {
+        _ = modify { $0.machine.connectionClosedByPeer(connectionID: id) }
+    }
+
+    private func timerFired() {
+        _ = modify { $0.machine.timerFired(now: .now) }
+    }
+
+    private func closeFinished() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.closing -= 1
+            return Self.takeShutdownWaiters(&state)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: The shell
+
+    /// Locks, runs `body` (which feeds the machine; nil: nothing to do), turns the actions into
+    /// work, unlocks, performs the work. `idleCandidate`: a connection the event may have parked
+    /// idle (it is, when no action leased or closed it). Returns false when `body` returned nil.
+    @discardableResult
+    private func modify(
+        idleCandidate: PoolStateMachine.ConnectionID? = nil,
+        _ body: (inout State) -> PoolStateMachine.Actions?
+    ) -> Bool {
+        let work = state.withLock { state -> [Work]? in
+            guard let actions = body(&state) else { return nil }
+            return Self.collect(actions, idleCandidate: idleCandidate, &state)
+        }
+        guard let work else { return false }
+        for item in work { perform(item) }
+        return true
+    }
+
+    private static func collect(
+        _ actions: PoolStateMachine.Actions, idleCandidate: PoolStateMachine.ConnectionID?, _ state: inout State
+    ) -> [Work] {
+        var work: [Work] = []
+        var candidateTaken = false
+        var timerChanged = false
+        for action in actions {
+            switch action {
+            case .createConnection(let id, let key):
+                work.append(.create(id, key, state.endpoints[key]!))
+            case .lease(let id, let request):
+                if id == idleCandidate { candidateTaken = true }
+                guard var entry = state.connections[id] else { preconditionFailure("lease of unknown \(id)") }
+                entry.uses += 1
+                entry.leaseEpoch += 1
+                // A reused connection is cleaned on its loop before it is handed over: the idle
+                // watcher (or the previous lease's delegate) goes, reading stops.
+                let detach = entry.watched || entry.uses > 1
+                entry.watched = false
+                state.connections[id] = entry
+                let pooled = PooledConnection(
+                    connection: entry.connection, connectionID: id, requestID: request, key: entry.key,
+                    isReused: entry.uses > 1)
+                if let continuation = state.waiters.removeValue(forKey: request) {
+                    work.append(.lease(pooled, detach: detach, continuation))
+                }
+            case .failLease(let request, let error):
+                if let continuation = state.waiters.removeValue(forKey: request) {
+                    work.append(.fail(Self.transportError(error), continuation))
+                }
+            case .closeConnection(let id):
+                if id == idleCandidate { candidateTaken = true }
+                if let entry = state.connections.removeValue(forKey: id) {
+                    state.closing += 1
+                    work.append(.close(entry.connection))
+                }
+            case .scheduleTimer(let deadline):
+                state.timerWanted = deadline
+                state.timerVersion += 1
+                timerChanged = true
+            case .cancelTimer:
+                state.timerWanted = nil
+                state.timerVersion += 1
+                timerChanged = true
+            case .shutdownComplete:
+                state.machineShutDown = true
+                state.endpoints.removeAll()
+            }
+        }
+        if let idleCandidate, !candidateTaken, var entry = state.connections[idleCandidate] {
+            entry.watched = true
+            state.connections[idleCandidate] = entry
+            work.append(.watch(entry.connection, idleCandidate, epoch: entry.leaseEpoch))
+        }
+        if timerChanged { work.append(.syncTimer) }
+        let waiters = takeShutdownWaiters(&state)
+        if !waiters.isEmpty { work.append(.shutdownComplete(waiters)) }
+        return work
+    }
+
+    private static func takeShutdownWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        guard state.machineShutDown, state.closing == 0, !state.shutdownWaiters.isEmpty else { return [] }
+        defer { state.shutdownWaiters.removeAll() }
+        return state.shutdownWaiters
+    }
+
+    private func perform(_ work: Work) {
+        switch work {
+        case .create(let id, let key, let endpoint):
+            let loop = group.next()
+            let timeouts = connectTimeouts
+            let resolver = resolver
+            Task {
+                do throws(TransportError) {
+                    let connection = try await Connector.connect(to: endpoint, on: loop, timeouts: timeouts, resolver: resolver)
+                    self.connectionEstablished(id, key, connection)
+                } catch {
+                    self.connectionFailed(id, error)
+                }
+            }
+        case .lease(let pooled, let detach, let continuation):
+            guard detach else {
+                continuation.resume(returning: .success(pooled))
+                return
+            }
+            let connection = pooled.connection
+            connection.eventLoop.execute {
+                connection.stopReading()
+                connection.delegate = nil
+                continuation.resume(returning: .success(pooled))
+            }
+        case .fail(let error, let continuation):
+            continuation.resume(returning: .failure(error))
+        case .close(let connection):
+            connection.eventLoop.execute {
+                connection.close()
+                connection.whenClosed { self.closeFinished() }
+            }
+        case .watch(let connection, let id, let epoch):
+            connection.eventLoop.execute {
+                let current = self.state.withLock { $0.connections[id].map { $0.leaseEpoch == epoch && $0.watched } ?? false }
+                guard current else { return }
+                guard connection.isOpen else {
+                    self.closedByPeer(id)
+                    return
+                }
+                connection.delegate = IdleWatcher(pool: self, connectionID: id)
+                connection.startReading()
+            }
+        case .syncTimer:
+            timerLoop.execute { self.syncTimer() }
+        case .shutdownComplete(let waiters):
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Applies the newest wanted timer deadline; runs on `timerLoop`.
+    private func syncTimer() {
+        let (wanted, version) = state.withLock { ($0.timerWanted, $0.timerVersion) }
+        timerSlot.withLock { slot in
+            guard version > slot.applied else { return }
+            slot.applied = version
+            slot.scheduled?.cancel()
+            slot.scheduled = wanted.map { deadline in
+                timerLoop.scheduleTask(deadline: deadline) { self.timerFired() }
+            }
+        }
+    }
+
+    /// The transport error for a pool error (a connect failure passes its own error through).
+    static func transportError(_ error: PoolError) -> TransportError {
+        switch error.kind {
+        case .waitTimeout: return .poolWaitTimeout
+        case .shutDown: return .poolShutDown
+        case .tooManyWaiters: return .tooManyWaiters
+        case .cancelled: return .cancelled
+        default:
+            if let underlying = error.underlyingError as? TransportError { return underlying }
+            return .connectFailed([])
+        }
+    }
+}

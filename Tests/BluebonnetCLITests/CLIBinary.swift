@@ -1,0 +1,107 @@
+import BluebonnetTestSupport
+import Foundation
+import Testing
+
+/// The built `bluebonnet` executable, run as a subprocess the way scripts run it.
+///
+/// Found beside the test bundle (`swift build --build-tests` and `swift test` build it there),
+/// else in `.build/debug` of the repository, else at `$BLUEBONNET_CLI`; a missing binary is a
+/// failure that says how to build it.
+enum CLIBinary {
+    /// What one run did.
+    struct Result: CustomStringConvertible {
+        let status: Int32
+        let stdout: [UInt8]
+        let stderr: String
+        let arguments: [String]
+
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+
+        /// The `--json` lines, parsed (one dictionary per line).
+        var jsonLines: [[String: Any]] {
+            stdoutText.split(separator: "\n").map { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["unparsable": String(line)]
+            }
+        }
+
+        var description: String {
+            "bluebonnet \(arguments.joined(separator: " ")) → status \(status)\n--- stdout\n\(stdoutText.prefix(2000))\n--- stderr\n\(stderr.prefix(2000))"
+        }
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The executable's path.
+    static func path(from file: StaticString = #filePath) throws -> String {
+        var candidates: [URL] = []
+        if let explicit = ProcessInfo.processInfo.environment["BLUEBONNET_CLI"], !explicit.isEmpty {
+            candidates.append(URL(fileURLWithPath: explicit))
+        }
+        // The test bundle's folder: .build/<triple>/debug/ (Bundle.main is the test runner there).
+        let bundle = Bundle.main.bundleURL
+        candidates.append(bundle.appendingPathComponent("bluebonnet"))
+        candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("bluebonnet"))
+        let runner = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+        candidates.append(runner.appendingPathComponent("bluebonnet"))
+        if let root = try? FixturePaths.repositoryRoot(from: file) {
+            candidates.append(root.appendingPathComponent(".build/debug/bluebonnet"))
+        }
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        throw Missing(description: """
+            the bluebonnet executable is missing (looked in \(candidates.map(\.path).joined(separator: ", "))): \
+            build it with `swift build --build-tests` (or `swift build --product bluebonnet`), or set BLUEBONNET_CLI
+            """)
+    }
+
+    /// Runs the executable with `arguments` and `stdin`, waiting up to `timeout` for it to exit.
+    /// Output goes to files (never pipes a large body could fill).
+    static func run(_ arguments: [String], stdin: [UInt8] = [], timeout: Duration = .seconds(60),
+                    environment: [String: String] = [:]) async throws -> Result {
+        let executable = try path()
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bluebonnet-cli-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("stdout")
+        let errURL = folder.appendingPathComponent("stderr")
+        let inURL = folder.appendingPathComponent("stdin")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: inURL.path, contents: Data(stdin))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        let inHandle = try FileHandle(forReadingFrom: inURL)
+        defer {
+            try? outHandle.close()
+            try? errHandle.close()
+            try? inHandle.close()
+        }
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = inHandle
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+            throw Missing(description: "bluebonnet \(arguments) did not exit within \(timeout); stderr:\n\(stderr)")
+        }
+        process.waitUntilExit()
+        let stdout = (try? Data(contentsOf: outURL)).map(Array.init) ?? []
+        let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr, arguments: arguments)
+    }
+}

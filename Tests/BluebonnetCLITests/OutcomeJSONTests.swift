@@ -1,0 +1,86 @@
+@testable import BluebonnetCLICore
+import Foundation
+import Testing
+
+/// The `--json` line is a contract other programs read (Sources/BluebonnetCLI/README.md): these
+/// tests pin it byte for byte.
+@Suite struct OutcomeJSONTests {
+    @Test func aResponseIsOneLineWithTheKeysInContractOrder() {
+        let outcome = FetchOutcome(
+            url: "http://127.0.0.1:8080/ok", status: 200, reason: "OK", version: "HTTP/1.1",
+            headers: [("Server", "fault"), ("Content-Length", "2"), ("Set-Cookie", "a=1"), ("set-cookie", "b=2")],
+            body: Array("ok".utf8), redirects: 1,
+            metrics: FetchMetrics(totalMs: 12, dnsMs: 1, connectMs: 2, tlsMs: nil, firstByteMs: 10, reused: false))
+        #expect(OutcomeJSON.line(for: outcome) == """
+            {"url":"http://127.0.0.1:8080/ok","status":200,"reason":"OK","version":"HTTP/1.1",\
+            "headers":[["Server","fault"],["Content-Length","2"],["Set-Cookie","a=1"],["set-cookie","b=2"]],\
+            "body_base64":"b2s=","body_length":2,"redirects":1,\
+            "metrics":{"total_ms":12,"dns_ms":1,"connect_ms":2,"tls_ms":null,"first_byte_ms":10,"reused":false},\
+            "error":null}
+            """)
+    }
+
+    @Test func aFailureHasNullStatusEmptyHeadAndAnErrorObject() {
+        let outcome = FetchOutcome(url: "http://x.invalid/", error: FetchError(.dns, "no such host \"x.invalid\""),
+                                   redirects: 2, metrics: FetchMetrics(totalMs: 5))
+        #expect(OutcomeJSON.line(for: outcome) == """
+            {"url":"http://x.invalid/","status":null,"reason":"","version":"","headers":[],\
+            "body_base64":"","body_length":0,"redirects":2,\
+            "metrics":{"total_ms":5,"dns_ms":null,"connect_ms":null,"tls_ms":null,"first_byte_ms":null,"reused":null},\
+            "error":{"kind":"dns","message":"no such host \\"x.invalid\\""}}
+            """)
+    }
+
+    @Test func anOutcomeWithAnErrorNeverReportsAStatus() {
+        var outcome = FakeFetcher.ok("http://a/", "partial")
+        outcome.error = FetchError(.tooLarge, "body over the limit")
+        let object = Self.parse(OutcomeJSON.line(for: outcome))
+        #expect(object["status"] is NSNull)
+        #expect(object["body_length"] as? Int == 0)
+        #expect((object["error"] as? [String: Any])?["kind"] as? String == "too_large")
+    }
+
+    @Test func theLineIsValidJSONAndTheBodyRoundTrips() throws {
+        let body: [UInt8] = Array(0...255) + Array("\"\\\n".utf8)
+        let outcome = FetchOutcome(url: "http://h/\u{1}\"é", status: 404, reason: "Not Found", version: "HTTP/1.0",
+                                   headers: [("X-Weird", "tab\there \"quoted\" \u{7F} ü")], body: body)
+        let line = OutcomeJSON.line(for: outcome)
+        #expect(!line.contains("\n"))
+        let object = Self.parse(line)
+        #expect(object["url"] as? String == "http://h/\u{1}\"é")
+        #expect(object["status"] as? Int == 404)
+        #expect(object["version"] as? String == "HTTP/1.0")
+        #expect((object["headers"] as? [[String]]) == [["X-Weird", "tab\there \"quoted\" \u{7F} ü"]])
+        let decoded = try #require(Data(base64Encoded: object["body_base64"] as? String ?? ""))
+        #expect(Array(decoded) == body)
+        #expect(object["body_length"] as? Int == body.count)
+    }
+
+    @Test func theKeyOrderIsExactlyTheContract() {
+        let line = OutcomeJSON.line(for: FakeFetcher.ok("u", ""))
+        let keys = ["url", "status", "reason", "version", "headers", "body_base64", "body_length", "redirects",
+                    "metrics", "error"]
+        var positions: [String.Index] = []
+        for key in keys {
+            guard let range = line.range(of: "\"\(key)\":") else {
+                Issue.record("missing key \(key) in \(line)")
+                return
+            }
+            positions.append(range.lowerBound)
+        }
+        #expect(positions == positions.sorted())
+        #expect(OutcomeJSON.metricsKeys == ["total_ms", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "reused"])
+    }
+
+    @Test func theErrorKindVocabularyIsStable() {
+        #expect(FetchErrorKind.allCases.map(\.rawValue) == [
+            "invalid_url", "dns", "connect", "tls", "timeout", "protocol", "redirect_limit", "redirect_rejected",
+            "too_large", "cancelled", "io", "other",
+        ])
+    }
+
+    static func parse(_ line: String) -> [String: Any] {
+        let object = try? JSONSerialization.jsonObject(with: Data(line.utf8))
+        return object as? [String: Any] ?? [:]
+    }
+}

@@ -1,0 +1,164 @@
+@testable import BluebonnetCLICore
+import Testing
+
+@Suite struct RequestPlanTests {
+    func plan(_ arguments: [String], files: [String: String] = [:], stdin: String = "") throws -> RequestPlan {
+        let options = try Options.parse(arguments + ["http://h/"])
+        return try RequestPlan(
+            options,
+            readFile: { files[$0].map { Array($0.utf8) } },
+            readStandardInput: { Array(stdin.utf8) },
+            fileExists: { files[$0] != nil })
+    }
+
+    func usageError(_ arguments: [String], files: [String: String] = [:]) -> String? {
+        do {
+            _ = try plan(arguments, files: files)
+            return nil
+        } catch let error as UsageError {
+            return error.description
+        } catch {
+            return "parse: \(error)"
+        }
+    }
+
+    @Test func defaultsAreGetFollowingAtMost50RedirectsWithSystemTrust() throws {
+        let plan = try plan([])
+        #expect(plan.method == "GET")
+        #expect(plan.headers.isEmpty)
+        #expect(plan.body == nil)
+        #expect(plan.followRedirects)
+        #expect(plan.maxRedirects == 50)
+        #expect(plan.caCertPath == nil)
+        #expect(!plan.insecure)
+        #expect(plan.timeout == nil)
+    }
+
+    @Test func dataImpliesPostAndAFormContentType() throws {
+        let plan = try plan(["-d", "a=1", "-d", "b=2"])
+        #expect(plan.method == "POST")
+        #expect(plan.body == Array("a=1&b=2".utf8))
+        #expect(plan.headers == [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")])
+    }
+
+    @Test func anExplicitMethodWinsOverThePostImpliedByData() throws {
+        #expect(try plan(["-X", "PUT", "-d", "x"]).method == "PUT")
+        #expect(try plan(["-X", "patch", "--data-binary", "x"]).method == "patch")
+    }
+
+    @Test func aGivenContentTypeIsKeptAndNotDuplicated() throws {
+        let plan = try plan(["-H", "content-type: application/json", "-d", "{}"])
+        #expect(plan.headers == [.init(name: "content-type", value: "application/json")])
+    }
+
+    @Test func removingContentTypeSendsNone() throws {
+        let plan = try plan(["-H", "Content-Type:", "-d", "x"])
+        #expect(plan.headers.isEmpty)
+        #expect(plan.removedHeaders == ["Content-Type"])
+    }
+
+    // curl: "-d @file: carriage returns and newlines will be stripped out".
+    @Test func dataAtFileStripsCarriageReturnsAndNewlines() throws {
+        let plan = try plan(["-d", "@form.txt"], files: ["form.txt": "a=1\r\nb=2\n\n"])
+        #expect(plan.body == Array("a=1b=2".utf8))
+    }
+
+    @Test func dataBinaryAtFileIsExact() throws {
+        let plan = try plan(["--data-binary", "@raw.bin"], files: ["raw.bin": "a\r\nb\n"])
+        #expect(plan.body == Array("a\r\nb\n".utf8))
+        #expect(plan.method == "POST")
+        #expect(plan.headers.map(\.name) == ["Content-Type"])
+    }
+
+    @Test func atDashReadsStandardInput() throws {
+        #expect(try plan(["--data-binary", "@-"], stdin: "in\n").body == Array("in\n".utf8))
+        #expect(try plan(["-d", "@-"], stdin: "in\n").body == Array("in".utf8))
+    }
+
+    @Test func dataStartingWithADashIsData() throws {
+        #expect(try plan(["-d", "-x"]).body == Array("-x".utf8))
+    }
+
+    @Test func emptyDataIsAnEmptyBody() throws {
+        #expect(try plan(["-d", ""]).body == [])
+    }
+
+    @Test func headersKeepTheirOrderAndTrimTheValue() throws {
+        let plan = try plan(["-H", "X-B: 2", "-H", "X-A:1", "-H", "X-A:   3  ", "-H", "X-Empty;", "-H", "User-Agent:"])
+        #expect(plan.headers == [
+            .init(name: "X-B", value: "2"), .init(name: "X-A", value: "1"), .init(name: "X-A", value: "3"),
+            .init(name: "X-Empty", value: ""),
+        ])
+        #expect(plan.removedHeaders == ["User-Agent"])
+    }
+
+    @Test func headValueMayContainColons() throws {
+        #expect(try plan(["-H", "Referer: http://a:1/"]).headers == [.init(name: "Referer", value: "http://a:1/")])
+    }
+
+    @Test(arguments: [
+        (["-H", "NoColon"], "expected 'Name: value'"),
+        (["-H", ": value"], "is not a valid header name"),
+        (["-H", "Bad Name: v"], "is not a valid header name"),
+        (["-H", "X: a\r\nInjected: 1"], "CR, LF or NUL"),
+        (["-X", "GET /x"], "not a valid method token"),
+        (["-X", ""], "not a valid method token"),
+        (["-d", "a", "--data-binary", "b"], "cannot be combined"),
+        (["-d", "@missing"], "cannot read the file"),
+        (["--data-binary", "@missing"], "cannot read the file"),
+        (["--cacert", "missing.pem"], "no such readable file"),
+        (["--max-redirs", "-2"], "--max-redirs -2"),
+        (["--timeout", "0"], "positive number of seconds"),
+        (["--timeout", "-1"], "positive number of seconds"),
+        (["-o", "a", "-o", "b"], "more -o files"),
+    ])
+    func badOptionsAreUsageErrors(arguments: [String], message: String) {
+        let error = usageError(arguments)
+        #expect(error?.contains(message) == true, "\(arguments): \(error ?? "no error")")
+    }
+
+    @Test func redirectOptions() throws {
+        #expect(try plan(["--max-redirs", "-1"]).maxRedirects == nil)
+        #expect(try plan(["--max-redirs", "0"]).maxRedirects == 0)
+        #expect(try plan(["--no-location"]).followRedirects == false)
+    }
+
+    @Test func trustAndTimeoutOptions() throws {
+        let plan = try plan(["--cacert", "ca.pem", "-k", "--timeout", "1.5"], files: ["ca.pem": "PEM"])
+        #expect(plan.caCertPath == "ca.pem")
+        #expect(plan.insecure)
+        #expect(plan.timeout == 1.5)
+        #expect(try self.plan(["-m", "2"]).timeout == 2)
+        #expect(try self.plan(["--max-time", "3"]).timeout == 3)
+        #expect(try self.plan(["--insecure"]).insecure)
+    }
+
+    @Test func theJobCarriesThePlan() throws {
+        let plan = try plan(["-X", "HEAD", "-H", "A: b", "--no-location", "-k"])
+        let job = plan.job(for: "localhost:8080/x", progress: nil)
+        #expect(job.url == "http://localhost:8080/x")
+        #expect(job.method == "HEAD")
+        #expect(job.headers.map(\.name) == ["A"])
+        #expect(!job.followRedirects)
+        #expect(job.insecure)
+        #expect(plan.isHead)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/ok?size=1", nil as String?),
+        ("https://localhost/", nil),
+        ("HTTP://EXAMPLE.COM", nil),
+        ("localhost:8080/x", nil),
+        ("http://", "no host"),
+        ("ftp://h/x", "unsupported scheme"),
+        ("http://exa mple.com/", "not a URL"),
+    ])
+    func urlsAreCheckedBeforeFetching(url: String, problem: String?) {
+        let found = RequestPlan.urlProblem(url)
+        if let problem {
+            #expect(found?.contains(problem) == true, "\(url): \(found ?? "accepted")")
+        } else {
+            #expect(found == nil, "\(url): \(found ?? "")")
+        }
+    }
+}

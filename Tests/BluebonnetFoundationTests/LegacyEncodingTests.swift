@@ -1,0 +1,53 @@
+import BluebonnetFoundation
+import Foundation
+import Testing
+
+@Suite struct LegacyEncodingTests {
+    func post() throws -> HTTPRequest { try HTTPRequest(url: "https://httpbin.org/post", method: .post) }
+
+    // Usage.md, JSONEncoding: the same parameters as the URLEncoding example, as a JSON body.
+    @Test func jsonEncodingWritesTheParametersAsJSON() throws {
+        let parameters: Parameters = ["foo": [1, 2, 3], "bar": ["baz": "qux"]]
+        let encoded = try JSONEncoding.default.encode(try post(), with: parameters)
+        #expect(encoded.headers["Content-Type"] == "application/json")
+        let object = try JSONSerialization.jsonObject(with: encoded.body!) as? [String: Any]
+        #expect(object?["foo"] as? [Int] == [1, 2, 3])
+        #expect((object?["bar"] as? [String: String]) == ["baz": "qux"])
+    }
+
+    @Test func jsonPrettyPrintedAndJSONObjects() throws {
+        let pretty = try JSONEncoding.prettyPrinted.encode(try post(), with: ["a": 1])
+        #expect(String(decoding: pretty.body!, as: UTF8.self).contains("\n"))
+        let array = try JSONEncoding.default.encode(try post(), withJSONObject: [1, 2])
+        #expect(array.body == Data("[1,2]".utf8))
+    }
+
+    @Test func jsonEncodingRejectsInvalidObjects() throws {
+        #expect {
+            _ = try JSONEncoding.default.encode(try post(), with: ["date": Date()])
+        } throws: { error in
+            (error as? RequestBuildError)?.code == .jsonEncodingFailed
+        }
+    }
+
+    @Test func nilParametersLeaveTheRequestUnchanged() throws {
+        #expect(try JSONEncoding.default.encode(try post(), with: nil) == (try post()))
+        #expect(try PropertyListEncoding.default.encode(try post(), with: nil) == (try post()))
+    }
+
+    @Test func propertyListEncodingWritesXMLAndBinary() throws {
+        let xml = try PropertyListEncoding.xml.encode(try post(), with: ["a": "b"])
+        #expect(xml.headers["Content-Type"] == "application/x-plist")
+        #expect(String(decoding: xml.body!, as: UTF8.self).contains("<key>a</key>"))
+        let binary = try PropertyListEncoding.binary.encode(try post(), with: ["a": "b"])
+        #expect(binary.body?.prefix(6) == Data("bplist".utf8))
+        let decoded = try PropertyListSerialization.propertyList(from: binary.body!, format: nil) as? [String: String]
+        #expect(decoded == ["a": "b"])
+    }
+
+    @Test func reexportsBluebonnet() {
+        // `import BluebonnetFoundation` alone gives the core API.
+        #expect(URLEncoding.default.destination == .methodDependent)
+        #expect(HTTPMethod.get.rawValue == "GET")
+    }
+}

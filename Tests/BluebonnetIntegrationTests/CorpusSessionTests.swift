@@ -1,0 +1,185 @@
+import Bluebonnet
+import BluebonnetTestSupport
+import FoundationEssentials
+import Testing
+
+/// Every case of the shared HTTP/1.x response corpus through the public `Session` API against
+/// the corpus replay server (`../shared/corpora/http1-responses/README.md`): the method per case,
+/// the unserialized response (any status, empty bodies fine) with 5 s timeouts, then `/conn` on
+/// the same session to see whether the connection was reused. One replay server for the suite;
+/// each case runs whole, in 7-byte pieces and byte by byte, four cases at a time.
+///
+/// Gates on MUST and SHOULD cases (or an outcome the case lists as also acceptable), as the
+/// parser-level `CorpusTests` does; MAY cases are reported.
+///
+/// Two parts of the corpus cannot be seen through `Session` and are judged without them (each is
+/// printed, never silently): informational (1xx) responses and chunked trailer fields are not
+/// exposed by `HTTPResponse`; reason phrases and field values are `String`s, so non-UTF-8
+/// (obs-text) bytes come back repaired with U+FFFD — for those cases the expected bytes are
+/// repaired the same way before judging.
+@Suite(.testServer(.replay), .timeLimit(.minutes(3)))
+struct CorpusSessionTests {
+    struct Conn: Decodable, Sendable {
+        var conn: Int
+        var request_index: Int
+    }
+
+    /// How one case came out through the Session.
+    struct Outcome: Sendable {
+        var id: String
+        var level: String
+        var title: String
+        var verdict: ResponseCorpus.Verdict
+        /// The parts left out of the judgement because the API cannot show them (empty: none).
+        var adjustments: [String]
+        var observed: String
+    }
+
+    /// Cases run at once (each on its own session, so `/conn`'s `request_index` 2 means reuse).
+    static let width = 4
+
+    /// A session per case: a fresh pool, one event loop, the corpus's 5 s per-request budget.
+    /// Redirects are not followed: the corpus judges the response to the request (its 3xx cases
+    /// point at hosts on the Internet), not where a redirect would lead.
+    static func makeSession() -> Session {
+        var configuration = SessionConfiguration()
+        configuration.timeouts.idleRead = .seconds(5)
+        configuration.timeouts.request = .seconds(5)
+        configuration.eventLoopCount = 1
+        return Session(configuration: configuration, redirectHandler: Redirector.doNotFollow)
+    }
+
+    static func observe(_ c: ResponseCorpus.Case, base: URL, delivery: String) async -> (ResponseCorpus.Observed, String) {
+        let session = makeSession()
+        let method: HTTPMethod = c.method == "HEAD" ? .head : .get
+        let response = await session.request("\(base)/case/\(c.id)\(delivery)", method: method).serializingResponse().response
+        var observed = ResponseCorpus.Observed()
+        var summary: String
+        switch response.result {
+        case .failure(let error):
+            observed.error = "\(error)"
+            summary = "error: \(error)"
+        case .success(let data):
+            guard let head = response.response else {
+                observed.error = "no response head"
+                summary = "no response head"
+                break
+            }
+            observed.status = head.statusCode
+            observed.reason = Array(head.reason.utf8)
+            observed.headers = head.headers.map { (Array($0.name.utf8), Array($0.value.utf8)) }
+            observed.body = data.map(Array.init) ?? []
+            summary = "\(head.statusCode) \(head.reason.debugDescription) \(head.headers.map(\.description)) body \(observed.body.count) bytes"
+        }
+        // The reuse probe, right after, on the same session (and so the same pool).
+        let probe = await session.request("\(base)/conn").serializingDecodable(Conn.self).result
+        switch probe {
+        case .success(let conn):
+            observed.keepAlive = conn.request_index == 2
+            summary += ", /conn request_index \(conn.request_index)"
+        case .failure(let error):
+            summary += ", /conn failed: \(error)"
+        }
+        await session.shutdown()
+        return (observed, summary)
+    }
+
+    /// Judges by the corpus rules; when that fails only in a part the API cannot show, judges again
+    /// without that part and says which part was left out.
+    static func judge(_ c: ResponseCorpus.Case, _ observed: ResponseCorpus.Observed) -> (ResponseCorpus.Verdict, [String]) {
+        let verdict = ResponseCorpus.judge(c, observed)
+        guard case .fail = verdict else { return (verdict, []) }
+        var adjusted = c
+        var adjustments: [String] = []
+        let expectations = [c.expected] + c.alsoAcceptable
+        if expectations.contains(where: { $0.informational != nil }) {
+            adjusted = adjusted.adjustingExpectations { $0.informational = nil }
+            adjustments.append("informational responses (not exposed by HTTPResponse)")
+        }
+        if expectations.contains(where: { $0.trailers != nil }) {
+            adjusted = adjusted.adjustingExpectations { $0.trailers = nil }
+            adjustments.append("trailers (not exposed by HTTPResponse)")
+        }
+        let notUTF8 = { (bytes: [UInt8]) in String(validating: bytes, as: UTF8.self) == nil }
+        if expectations.contains(where: {
+            ($0.reason.map(notUTF8) ?? false) || ($0.headers ?? []).contains { notUTF8($0.name) || notUTF8($0.value) }
+        }) {
+            let repaired = { (bytes: [UInt8]) in Array(String(decoding: bytes, as: UTF8.self).utf8) }
+            adjusted = adjusted.adjustingExpectations { x in
+                x.reason = x.reason.map(repaired)
+                x.headers = x.headers?.map { (repaired($0.name), repaired($0.value)) }
+            }
+            adjustments.append("obs-text bytes compared after String's U+FFFD repair")
+        }
+        guard !adjustments.isEmpty else { return (verdict, []) }
+        let second = ResponseCorpus.judge(adjusted, observed)
+        guard case .fail = second else { return (second, adjustments) }
+        return (verdict, [])
+    }
+
+    /// How the replay server writes each case: whole, in 7-byte pieces, byte by byte (one write
+    /// each, TCP_NODELAY), so the Session's incremental reading is exercised too.
+    static let deliveries = ["", "?split=7", "?split=1"]
+
+    @Test(arguments: deliveries)
+    func everyCorpusCaseThroughTheSession(delivery: String) async throws {
+        let corpus = try ResponseCorpus.load()
+        #expect(corpus.cases.count == 164)
+        let started = ContinuousClock.now
+        let base = try SuiteTestServer.server().baseURL
+        let outcomes = await withTaskGroup(of: Outcome.self, returning: [Outcome].self) { group in
+            var pending = corpus.cases[...]
+            var outcomes: [Outcome] = []
+            func startNext() {
+                guard let c = pending.popFirst() else { return }
+                group.addTask {
+                    let (observed, summary) = await Self.observe(c, base: base, delivery: delivery)
+                    let (verdict, adjustments) = Self.judge(c, observed)
+                    return Outcome(
+                        id: c.id, level: c.level, title: c.title, verdict: verdict, adjustments: adjustments, observed: summary)
+                }
+            }
+            for _ in 0..<Self.width { startNext() }
+            while let outcome = await group.next() {
+                outcomes.append(outcome)
+                startNext()
+            }
+            return outcomes
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(outcomes.count == corpus.cases.count)
+
+        var counts: [String: (pass: Int, acceptable: Int, differ: [String])] = [:]
+        var adjusted: [String: [String]] = [:]
+        for outcome in outcomes.sorted(by: { $0.id < $1.id }) {
+            var entry = counts[outcome.level] ?? (0, 0, [])
+            if !outcome.adjustments.isEmpty { adjusted[outcome.level, default: []].append(outcome.id) }
+            switch outcome.verdict {
+            case .pass: entry.pass += 1
+            case .acceptable:
+                entry.acceptable += 1
+                print("corpus (Session\(delivery)) \(outcome.level) case \(outcome.id): an also-acceptable outcome (\(outcome.observed))")
+            case .fail(let why):
+                entry.differ.append(outcome.id)
+                if outcome.level == "MAY" {
+                    print("corpus (Session\(delivery)) MAY case \(outcome.id) differs: \(why)\n  observed: \(outcome.observed)")
+                } else {
+                    Issue.record("\(outcome.level) case \(outcome.id)\(delivery) (\(outcome.title)): \(why)\n  observed: \(outcome.observed)")
+                }
+            }
+            if !outcome.adjustments.isEmpty {
+                print("corpus (Session\(delivery)) case \(outcome.id) judged without: \(outcome.adjustments.joined(separator: "; "))")
+            }
+            counts[outcome.level] = entry
+        }
+        for level in ["MUST", "SHOULD", "MAY"] {
+            let e = counts[level] ?? (0, 0, [])
+            let partial = adjusted[level] ?? []
+            print(
+                "corpus (Session\(delivery)) \(level): \(e.pass) expected, \(e.acceptable) also-acceptable, \(e.differ.count) different \(e.differ);"
+                    + " \(partial.count) of the passing judged without a part the API cannot show \(partial)")
+        }
+        print("corpus (Session\(delivery)): \(outcomes.count) cases in \(elapsed)")
+        #expect(elapsed < .seconds(60), "the corpus run should stay under a minute")
+    }
+}

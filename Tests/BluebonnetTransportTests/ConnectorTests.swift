@@ -1,0 +1,209 @@
+import BluebonnetCore
+import BluebonnetPosix
+import BluebonnetTLS
+@testable import BluebonnetTransport
+import Glibc
+import Testing
+
+extension TransportSocketTests {
+    /// Resolve → Happy Eyeballs → TLS against real servers on loopback.
+    @Suite(.timeLimit(.minutes(1))) struct ConnectorTests {
+        @Test func connectsAndEchoesOverIPv4() async throws {
+            let server = try await TestServer.start(.echo)
+            try await withGroup { group in
+                let connection = try await Connector.connect(
+                    to: Endpoint(host: "127.0.0.1", port: server.port), on: group.next(), timeouts: .init(), resolver: Resolver())
+                #expect(connection.remoteAddress == server.address)
+                #expect(connection.tls == nil)
+                #expect(connection.metrics.addressesTried == [server.address])
+                #expect(connection.metrics.connectStart != nil && connection.metrics.connectEnd != nil)
+                let recorder = Recorder()
+                try await connection.attach(recorder)
+                try await connection.onLoop { $0.write([ByteBuffer(string: "hello, "), ByteBuffer(string: "world")]) }
+                let events = await recorder.events.wait { $0.bytes.count >= 12 }
+                #expect(events.text == "hello, world")
+                try await connection.onLoop { $0.close() }
+                let closed = await recorder.events.wait { $0.closed > 0 }
+                #expect(closed.closed == 1 && closed.error == nil)
+                #expect(!connection.isOpen)
+            }
+            await server.stop()
+        }
+
+        @Test func connectsOverIPv6Loopback() async throws {
+            try requireIPv6()
+            let server = try await TestServer.start(.echo, on: .loopbackIPv6())
+            try await withGroup { group in
+                let connection = try await Connector.connect(to: Endpoint(host: "[::1]", port: server.port), on: group.next())
+                #expect(connection.remoteAddress?.family == .inet6)
+                let recorder = Recorder()
+                try await connection.attach(recorder)
+                try await connection.onLoop { $0.write(ByteBuffer(string: "six")) }
+                #expect(await recorder.events.wait { $0.bytes.count >= 3 }.text == "six")
+                try await connection.onLoop { $0.abort() }
+                #expect(await recorder.events.wait { $0.closed > 0 }.closed == 1)
+            }
+            await server.stop()
+        }
+
+        @Test func connectsToAUnixSocket() async throws {
+            let path = "/tmp/bb-transport-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            defer { unlink(path) }
+            let server = try await TestServer.start(.echo, on: try SocketAddress(unixDomainSocketPath: path))
+            try await withGroup { group in
+                let connection = try await Connector.connect(to: Endpoint(unixPath: path), on: group.next())
+                let recorder = Recorder()
+                try await connection.attach(recorder)
+                try await connection.onLoop { $0.write(ByteBuffer(string: "unix")) }
+                #expect(await recorder.events.wait { $0.bytes.count >= 4 }.text == "unix")
+                try await connection.onLoop { $0.close() }
+                _ = await recorder.events.wait { $0.closed > 0 }
+            }
+            await server.stop()
+        }
+
+        /// `localhost` is `::1` then `127.0.0.1` without a lookup (RFC 6761 §6.3); with only IPv4
+        /// listening, the IPv6 attempt fails (refused, or no IPv6 at all) and the next starts at once.
+        @Test func theNextAddressIsTriedWhenTheFirstFails() async throws {
+            let server = try await TestServer.start(.echo)
+            try await withGroup { group in
+                let started = ContinuousClock.now
+                let connection = try await Connector.connect(to: Endpoint(host: "localhost", port: server.port), on: group.next())
+                let elapsed = ContinuousClock.now - started
+                let tried = connection.metrics.attempts
+                #expect(tried.map(\.address) == [.loopbackIPv6(port: UInt16(server.port)), server.address])
+                #expect(tried.first?.error != nil, "the IPv6 attempt failed: \(tried)")
+                #expect(elapsed < .milliseconds(250), "the failure started the next attempt without the 250 ms delay")
+                #expect(connection.remoteAddress == server.address)
+                try await connection.onLoop { $0.abort() }
+            }
+            await server.stop()
+        }
+
+        /// A listener whose accept queue is full drops SYNs, so a connect to it stalls: the attempt
+        /// delay then starts the next address (here the working IPv4 listener on the same port).
+        @Test func aStalledAttemptGetsRacedAfterTheAttemptDelay() async throws {
+            try requireIPv6()
+            let stalled = try makeListener(.loopbackIPv6(), backlog: 0)
+            defer { _ = stalled.descriptor }
+            let port = try stalled.localAddress().port!
+            let fillers = try fillAcceptQueue(of: SocketAddress.loopbackIPv6(port: port))
+            defer { withExtendedLifetime(fillers) {} }
+            let working = try makeListener(.loopbackIPv4(port: port))
+            defer { _ = working.descriptor }
+            try await withGroup { group in
+                let started = ContinuousClock.now
+                let connection = try await Connector.connect(to: Endpoint(host: "localhost", port: Int(port)), on: group.next())
+                let elapsed = ContinuousClock.now - started
+                #expect(elapsed >= .milliseconds(250))
+                #expect(elapsed < .seconds(5))
+                #expect(connection.remoteAddress == .loopbackIPv4(port: port))
+                #expect(connection.metrics.attempts == [
+                    .init(address: .loopbackIPv6(port: port), error: nil), .init(address: .loopbackIPv4(port: port), error: nil),
+                ])
+                try await connection.onLoop { $0.abort() }
+            }
+        }
+
+        @Test func aRefusedConnectListsTheAddress() async throws {
+            let port = try closedPort()
+            try await withGroup { group in
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(to: Endpoint(host: "127.0.0.1", port: port), on: group.next())
+                }
+                #expect(error?.kind == .connectFailed)
+                #expect(error?.attempts.map(\.address) == [.loopbackIPv4(port: UInt16(port))])
+                #expect(error?.ioError?.errno == ECONNREFUSED)
+            }
+        }
+
+        @Test func theConnectTimeoutCoversAStalledConnect() async throws {
+            let stalled = try makeListener(.loopbackIPv4(), backlog: 0)
+            defer { _ = stalled.descriptor }
+            let address = try stalled.localAddress()
+            let fillers = try fillAcceptQueue(of: address)
+            defer { withExtendedLifetime(fillers) {} }
+            try await withGroup { group in
+                let started = ContinuousClock.now
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(
+                        to: Endpoint(host: "127.0.0.1", port: Int(address.port!)), on: group.next(),
+                        timeouts: ConnectTimeouts(connect: .milliseconds(300)))
+                }
+                #expect(error?.kind == .connectTimeout)
+                #expect(error?.attempts == [.init(address: address, error: nil)])
+                #expect(ContinuousClock.now - started >= .milliseconds(300))
+            }
+        }
+
+        @Test func rejectsAPortOutOfRange() async throws {
+            try await withGroup { group in
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(to: Endpoint(host: "127.0.0.1", port: 70_000), on: group.next())
+                }
+                #expect(error?.kind == .invalidEndpoint)
+            }
+        }
+
+        @Test func tlsOverAUnixSocketNeedsAServerName() async throws {
+            try await withGroup { group in
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(to: Endpoint(unixPath: "/tmp/x.sock", tls: .default), on: group.next())
+                }
+                #expect(error?.kind == .invalidEndpoint)
+            }
+        }
+
+        @Test func anInvalidNameFailsResolution() async throws {
+            try await withGroup { group in
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(to: Endpoint(host: "nothing.invalid", port: 80), on: group.next())
+                }
+                #expect(error?.kind == .dnsFailed)
+                #expect(error?.dnsError?.code == .noName)
+            }
+        }
+
+        @Test func cancellingTheTaskAbandonsTheConnect() async throws {
+            let stalled = try makeListener(.loopbackIPv4(), backlog: 0)
+            defer { _ = stalled.descriptor }
+            let address = try stalled.localAddress()
+            let fillers = try fillAcceptQueue(of: address)
+            defer { withExtendedLifetime(fillers) {} }
+            try await withGroup { group in
+                let loop = group.next()
+                let task = Task { () async throws(TransportError) -> Connection in
+                    try await Connector.connect(to: Endpoint(host: "127.0.0.1", port: Int(address.port!)), on: loop)
+                }
+                // Cancel once the attempt is in flight: the loop holds one registration for it.
+                while try await loop.submit({ loop.registrationCount }) == 0 { await Task.yield() }
+                task.cancel()
+                let result = await task.result
+                guard case .failure(let error) = result else {
+                    Issue.record("connect succeeded")
+                    return
+                }
+                #expect((error as? TransportError)?.kind == .cancelled)
+                while try await loop.submit({ loop.registrationCount }) != 0 { await Task.yield() }
+            }
+        }
+    }
+}
+
+/// Fills the accept queue of a backlog-0 listener at `address`, so that further SYNs are dropped
+/// (the next connect stalls). Returns the filler sockets, which must stay open.
+func fillAcceptQueue(of address: SocketAddress) throws -> Fillers {
+    let fillers = Fillers()
+    for _ in 0..<2 {
+        let socket = try Socket(family: address.family)
+        _ = try? socket.connect(to: address)
+        fillers.descriptors.append(socket.releaseDescriptor())
+    }
+    return fillers
+}
+
+/// Sockets kept open until this is released.
+final class Fillers {
+    var descriptors: [CInt] = []
+    deinit { for descriptor in descriptors { close(descriptor) } }
+}
