@@ -194,7 +194,7 @@ extension DataRequest {
         let response = HTTPResponse(
             url: request.url, statusCode: collected.head.status, reason: collected.head.reason,
             version: collected.head.version, headers: headers)
-        return (response, Data(collected.body.readableBytesArray))
+        return (response, collected.body.withUnsafeReadableBytes { Data($0) })
     }
 
     /// Where a URL's requests go: `http`/`https` to host and port; `http+unix`/`https+unix` to the
