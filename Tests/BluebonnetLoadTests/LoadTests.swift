@@ -112,21 +112,5 @@ struct LoadTests {
     }
 
     /// The process's socket descriptors, as `fd -> socket:[inode]`, from /proc/self/fd.
-    static func socketDescriptors() -> Set<String> {
-        var found = Set<String>()
-        guard let directory = opendir("/proc/self/fd") else { return found }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard CInt(name) != nil else { continue }
-            var target = [CChar](repeating: 0, count: 256)
-            let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
-            guard count > 0 else { continue }
-            let text = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("socket:") { found.insert("\(name) -> \(text)") }
-        }
-        return found
-    }
+    static func socketDescriptors() -> Set<String> { DescriptorCensus.open(.socket) }
 }

@@ -1,4 +1,5 @@
 import BluebonnetCore
+import BluebonnetTestSupport
 @testable import BluebonnetPosix
 import Glibc
 import Synchronization
@@ -44,26 +45,7 @@ let descriptorAccountingIsExclusive: Bool = getenv("BLUEBONNET_FD_LEAK_CHECK").m
 /// The process's open socket, epoll, eventfd (and other anonymous-inode) descriptors, by kernel
 /// identity (`socket:[inode]`), read from /proc/self/fd. Regular files are left out: other test
 /// targets read fixtures while these tests run.
-func openKernelObjects() -> Set<String> {
-    var found = Set<String>()
-    guard let directory = opendir("/proc/self/fd") else { return found }
-    defer { closedir(directory) }
-    let own = dirfd(directory)
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        guard let number = CInt(name), number != own else { continue }
-        var target = [CChar](repeating: 0, count: 256)
-        let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
-        guard count > 0 else { continue }
-        let text = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if text.hasPrefix("socket:") || text.hasPrefix("anon_inode:") {
-            found.insert("\(name) -> \(text)")
-        }
-    }
-    return found
-}
+func openKernelObjects() -> Set<String> { DescriptorCensus.open(.socketOrAnonymousInode) }
 
 /// Runs `body` and records an issue for every socket/epoll/eventfd descriptor it left open.
 func expectNoLeakedDescriptors(

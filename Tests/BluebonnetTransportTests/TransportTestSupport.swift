@@ -197,23 +197,7 @@ func withGroup<R>(_ body: (EventLoopGroup) async throws -> R) async throws -> R 
 }
 
 /// Counts the process's socket descriptors (by kernel identity) from /proc/self/fd.
-func openSockets() -> Set<String> {
-    var found = Set<String>()
-    guard let directory = opendir("/proc/self/fd") else { return found }
-    defer { closedir(directory) }
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        guard CInt(name) != nil else { continue }
-        var target = [CChar](repeating: 0, count: 256)
-        let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
-        guard count > 0 else { continue }
-        let text = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if text.hasPrefix("socket:") || text.hasPrefix("anon_inode:") { found.insert("\(name) -> \(text)") }
-    }
-    return found
-}
+func openSockets() -> Set<String> { DescriptorCensus.open(.socketOrAnonymousInode) }
 
 /// Whether this target runs in a process of its own (`BLUEBONNET_TRANSPORT_FD_LEAK_CHECK=1`, as
 /// `scripts/test.sh` runs it), so that counting the process's descriptors means something.
