@@ -64,25 +64,8 @@ public struct JSONParameterEncoder: ParameterEncoder {
 /// Encodes parameters as `application/x-www-form-urlencoded` text, into the URL query or the
 /// body, with a `URLEncodedFormEncoder`.
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
-    /// Where the encoded parameters go.
-    public enum Destination: Sendable, Hashable {
-        /// The query for `GET`, `HEAD` and `DELETE`, the body for every other method (the
-        /// default).
-        case methodDependent
-        /// Always the URL query.
-        case queryString
-        /// Always the body.
-        case httpBody
-
-        /// Whether parameters for `method` go into the URL.
-        public func encodesParametersInURL(for method: HTTPMethod) -> Bool {
-            switch self {
-            case .methodDependent: [HTTPMethod.get, .head, .delete].contains(method)
-            case .queryString: true
-            case .httpBody: false
-            }
-        }
-    }
+    /// Where the encoded parameters go (shared with the other form encoding).
+    public typealias Destination = ParameterDestination
 
     /// An encoder with a default `URLEncodedFormEncoder` and `.methodDependent` destination.
     public static var `default`: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }
@@ -145,5 +128,25 @@ extension URL {
             throw RequestBuildError(code: .missingURL, detail: "cannot add a query to \(absoluteString)")
         }
         return url
+    }
+}
+
+/// Where form-encoded parameters go: ``URLEncodedFormParameterEncoder/Destination`` and
+/// ``URLEncoding/Destination``.
+public enum ParameterDestination: Sendable, Hashable {
+    /// The query for `GET`, `HEAD` and `DELETE`, the body for every other method (the default).
+    case methodDependent
+    /// Always the URL query.
+    case queryString
+    /// Always the body.
+    case httpBody
+
+    /// Whether parameters for `method` go into the URL.
+    public func encodesParametersInURL(for method: HTTPMethod) -> Bool {
+        switch self {
+        case .methodDependent: [HTTPMethod.get, .head, .delete].contains(method)
+        case .queryString: true
+        case .httpBody: false
+        }
     }
 }

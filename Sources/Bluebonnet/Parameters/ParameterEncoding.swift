@@ -29,24 +29,8 @@ public protocol ParameterEncoding: Sendable {
 /// - Warning: `NSNumber` is not special-cased (this module does not link Foundation): a
 ///   `Bool` stored as an `NSNumber` (from `JSONSerialization`) is written as its description.
 public struct URLEncoding: ParameterEncoding {
-    /// Where the encoded parameters go.
-    public enum Destination: Sendable, Hashable {
-        /// The query for `GET`, `HEAD` and `DELETE`, the body otherwise (the default).
-        case methodDependent
-        /// Always the URL query.
-        case queryString
-        /// Always the body.
-        case httpBody
-
-        /// Whether parameters for `method` go into the URL.
-        public func encodesParametersInURL(for method: HTTPMethod) -> Bool {
-            switch self {
-            case .methodDependent: [HTTPMethod.get, .head, .delete].contains(method)
-            case .queryString: true
-            case .httpBody: false
-            }
-        }
-    }
+    /// Where the encoded parameters go (shared with the other form encoding).
+    public typealias Destination = ParameterDestination
 
     /// How array elements are keyed.
     public enum ArrayEncoding: Sendable {
