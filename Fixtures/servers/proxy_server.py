@@ -2,7 +2,7 @@
 """Bluebonnet's HTTP proxy fixture: forwards absolute-form requests and opens CONNECT tunnels.
 
   python3 proxy_server.py [--port 0] [--log FILE] [--auth USER:PASS] [--refuse-connect STATUS]
-                          [--tls-origin CERT KEY]
+                          [--stall-connect] [--tls CERT KEY] [--tls-origin CERT KEY]
 
 Python 3.11 standard library only. Binds 127.0.0.1 only; with --port 0 (the default) the OS picks
 the port. The first line on stdout is `LISTENING <port>` (flushed), the readiness signal; with
@@ -22,6 +22,9 @@ What it does (RFC 9110 §3.7, §9.3.6; RFC 9112 §3.2):
   gets `407 Proxy Authentication Required` with `Proxy-Authenticate: Basic realm="fixture"` and a
   body (which a client must never show as the origin's response).
 - --refuse-connect STATUS (403 or 407): every CONNECT is answered STATUS with a body, then closed.
+- --stall-connect: every CONNECT is read and logged, then never answered (the client's timeout);
+  the connection closes when the client closes it.
+- --tls CERT KEY: the proxy itself speaks TLS (an `https://` proxy) on its port.
 - --log FILE: one JSON object per request line received, written and flushed before the request is
   acted on: {"conn": n, "method", "target", "version", "headers": [[name, value], ...], "action"},
   where conn numbers client connections from 1 and action is forward, tunnel, refused or bad.
@@ -124,6 +127,10 @@ class Proxy:
                     self.record(conn, method, target, version, headers, "refused")
                     status, reason, extra = refusal
                     await self.answer(writer, status, reason, b"refused by the proxy fixture\n", extra, close=True)
+                    return
+                if method == "CONNECT" and self.args.stall_connect:
+                    self.record(conn, method, target, version, headers, "stalled")
+                    await reader.read()
                     return
                 if method == "CONNECT":
                     self.record(conn, method, target, version, headers, "tunnel")
@@ -286,11 +293,17 @@ async def main():
     ap.add_argument("--log", default=None, help="append one JSON line per request received")
     ap.add_argument("--auth", default=None, help="USER:PASS required as Proxy-Authorization: Basic")
     ap.add_argument("--refuse-connect", type=int, choices=[403, 407], default=None, help="answer every CONNECT so")
+    ap.add_argument("--stall-connect", action="store_true", help="never answer CONNECT")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), default=None, help="serve the proxy itself over TLS")
     ap.add_argument("--tls-origin", nargs=2, metavar=("CERT", "KEY"), default=None, help="also serve an HTTPS echo origin")
     args = ap.parse_args()
 
     proxy = Proxy(args)
-    server = await asyncio.start_server(proxy.handle, "127.0.0.1", args.port, limit=MAX_HEAD)
+    proxy_tls = None
+    if args.tls:
+        proxy_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        proxy_tls.load_cert_chain(args.tls[0], args.tls[1])
+    server = await asyncio.start_server(proxy.handle, "127.0.0.1", args.port, ssl=proxy_tls, limit=MAX_HEAD)
     port = server.sockets[0].getsockname()[1]
     line = f"LISTENING {port}"
     servers = [server]

@@ -220,6 +220,53 @@ struct ProxyTests {
         }
     }
 
+    /// A proxy that never answers CONNECT: the connect timeout ends the wait with `proxyTimeout`,
+    /// a timeout for retry policies.
+    @Test func aSilentProxyTimesOut() async throws {
+        try await withTestServer(.proxy(["--stall-connect"])) { proxy in
+            var configuration = try TestCertificates.sessionConfiguration()
+            configuration.proxy = Proxy(Self.server(proxy))
+            configuration.timeouts.connect = .milliseconds(300)
+            let session = Session(configuration: configuration)
+            let result = await session.request("https://localhost:9/").serializingData().result
+            guard case .failure(let error) = result else {
+                Issue.record("expected a failure")
+                return
+            }
+            #expect(error.transportError?.kind == .proxyTimeout, "\(error)")
+            #expect(error.networkErrorKind == .timedOut)
+            await session.shutdown()
+        }
+    }
+
+    /// An `https://` proxy: TLS to the proxy (verified against its name with the test CA), then
+    /// absolute-form requests inside it. (A tunnel for `https` URLs through it would be TLS in TLS,
+    /// which is refused as an invalid endpoint.)
+    @Test func anHTTPSProxyCarriesHTTPRequests() async throws {
+        let chain = try TestCertificates.path("localhost-chain.pem")
+        let key = try TestCertificates.path("localhost.key")
+        try await withTestServer(.proxy(["--tls", chain, key])) { proxy in
+            try await withTestServer(.faultServer) { origin in
+                var configuration = try TestCertificates.sessionConfiguration()
+                configuration.proxy = Proxy(Proxy.Server(host: "localhost", port: proxy.port, tls: try TestCertificates.trustingTestCA()))
+                let session = Session(configuration: configuration)
+                let url = "http://127.0.0.1:\(origin.port)/ok?size=5"
+                let response = await session.request(url).validate().serializingData().response
+                #expect(response.value?.count == 5, "\(String(describing: response.error))")
+                #expect(response.metrics?.transactions.last?.tlsVersion != nil, "TLS to the proxy")
+                let log = try Self.log(proxy)
+                #expect(log.map(\.target) == [url])
+                let tunnel = await session.request("https://localhost:9/").serializingData().result
+                guard case .failure(let error) = tunnel else {
+                    Issue.record("TLS inside TLS should be refused")
+                    return
+                }
+                #expect(error.transportError?.kind == .invalidEndpoint, "\(error)")
+                await session.shutdown()
+            }
+        }
+    }
+
     // MARK: Pooling and no_proxy
 
     /// The same origin direct and through the proxy never share a connection (transport issue #3).
