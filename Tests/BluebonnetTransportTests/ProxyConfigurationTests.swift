@@ -1,5 +1,7 @@
+import BluebonnetCore
 import BluebonnetTLS
-import BluebonnetTransport
+import Synchronization
+@testable import BluebonnetTransport
 import Testing
 
 /// Proxy URLs, the environment variables (curl's rules, httpoxy), validation against CR/LF
@@ -164,5 +166,63 @@ import Testing
         #expect(viaProxy.poolKey.description == "https://origin.example:443 via proxy:3128")
         #expect(overTLS.poolKey.description == "https://origin.example:443 via https://proxy:3128")
         #expect(Endpoint(host: "o", port: 80, proxy: proxy).poolKey.proxy == proxy.poolKey)
+    }
+}
+
+/// Which TLS a connection runs and whether a tunnel comes first (`Connector.securityPlan`).
+@Suite struct ConnectorSecurityPlanTests {
+    /// A handshake that is never driven: the plan only has to make it.
+    struct NoHandshake: ProxyTunnelHandshake {
+        func start() -> ByteBuffer { ByteBuffer() }
+        func receive(_ bytes: ByteBuffer) -> ProxyTunnelStep { .needMoreData }
+        func receiveEndOfStream() -> ProxyTunnelStep { .needMoreData }
+    }
+
+    static let made = Mutex<[String]>([])
+    static let tunnel = ProxyTunnel { host, port, proxy in
+        made.withLock { $0.append("\(host):\(port) via \(proxy.host)") }
+        return NoHandshake()
+    }
+    static let tls = TLSConfiguration()
+    static let proxy = Proxy.Server(host: "proxy", port: 3128)
+    static let tlsProxy = Proxy.Server(host: "tls-proxy", port: 443, tls: TLSConfiguration(minimumVersion: .tls1_3))
+
+    @Test func directTLSVerifiesTheOrigin() throws {
+        let plan = try Connector.securityPlan(for: Endpoint(host: "origin", port: 8443, tls: Self.tls), tunnel: nil)
+        #expect(plan.tls?.1 == "origin")
+        #expect(plan.tls?.2 == 8443)
+        #expect(plan.tunnel == nil)
+    }
+
+    @Test func plainThroughAPlainProxyIsPlainWithoutATunnel() throws {
+        let plan = try Connector.securityPlan(for: Endpoint(host: "origin", port: 80, proxy: Self.proxy), tunnel: Self.tunnel)
+        #expect(plan.tls == nil)
+        #expect(plan.tunnel == nil)
+    }
+
+    @Test func plainThroughAnHTTPSProxyVerifiesTheProxy() throws {
+        let plan = try Connector.securityPlan(for: Endpoint(host: "origin", port: 80, proxy: Self.tlsProxy), tunnel: Self.tunnel)
+        #expect(plan.tls?.0 == Self.tlsProxy.tls)
+        #expect(plan.tls?.1 == "tls-proxy")
+        #expect(plan.tls?.2 == 443)
+        #expect(plan.tunnel == nil)
+    }
+
+    @Test func tlsThroughAProxyTunnelsThenVerifiesTheOrigin() throws {
+        let endpoint = Endpoint(host: "origin", port: 8443, tls: Self.tls, proxy: Self.proxy)
+        let plan = try Connector.securityPlan(for: endpoint, tunnel: Self.tunnel)
+        #expect(plan.tls?.1 == "origin", "SNI and verification are the origin's, never the proxy's")
+        #expect(plan.tls?.2 == 8443)
+        #expect(plan.tunnel != nil)
+        #expect(Self.made.withLock { $0.contains("origin:8443 via proxy") })
+    }
+
+    @Test func tlsInsideTLSAndAMissingTunnelAreInvalidEndpoints() {
+        let nested = Endpoint(host: "origin", port: 443, tls: Self.tls, proxy: Self.tlsProxy)
+        let error = #expect(throws: TransportError.self) { _ = try Connector.securityPlan(for: nested, tunnel: Self.tunnel) }
+        #expect(error?.kind == .invalidEndpoint)
+        let untunnelled = Endpoint(host: "origin", port: 443, tls: Self.tls, proxy: Self.proxy)
+        let missing = #expect(throws: TransportError.self) { _ = try Connector.securityPlan(for: untunnelled, tunnel: nil) }
+        #expect(missing?.kind == .invalidEndpoint)
     }
 }
