@@ -27,7 +27,13 @@ final class Fetcher: Fetching {
         }
         let request = HTTPRequest(
             url: url, method: HTTPMethod(rawValue: job.method), headers: headers, body: job.body.map { Data($0) })
-        let task = session(for: job).request(request).serializingResponse()
+        let session: Session
+        do {
+            session = try self.session(for: job)
+        } catch {
+            return FetchOutcome(url: job.url, error: FetchError(.invalidURL, "-x \(job.proxy ?? ""): \(error)"))
+        }
+        let task = session.request(request).serializingResponse()
 
         // --timeout bounds the whole fetch, redirects included (curl's --max-time); the Session's
         // own request timeout is per hop.
@@ -76,16 +82,17 @@ final class Fetcher: Fetching {
 
     // MARK: The session
 
-    private func session(for job: FetchJob) -> Session {
-        session.withLock { session in
+    /// The run's session; throws when `-x` names a proxy that cannot be used.
+    private func session(for job: FetchJob) throws -> Session {
+        try session.withLock { session in
             if let session { return session }
-            let made = Self.makeSession(for: job)
+            let made = try Self.makeSession(for: job)
             session = made
             return made
         }
     }
 
-    private static func makeSession(for job: FetchJob) -> Session {
+    private static func makeSession(for job: FetchJob) throws -> Session {
         var configuration = SessionConfiguration()
         for name in job.removedHeaders {
             configuration.headers.remove(name: name)
@@ -101,6 +108,10 @@ final class Fetcher: Fetching {
             configuration.timeouts.request = limit
             configuration.timeouts.connect = min(configuration.timeouts.connect, limit)
             configuration.timeouts.tlsHandshake = min(configuration.timeouts.tlsHandshake, limit)
+        }
+        if let proxy = job.proxy {
+            // An https:// proxy's own certificate is checked as --cacert/--insecure say.
+            configuration.proxy = try .url(proxy, noProxy: .init(job.noProxy ?? ""), tls: configuration.tls)
         }
         configuration.redirectPolicy.maximumRedirects = job.maxRedirects ?? Int.max
         // The body's size is bounded by memory for a CLI, not by a library default for services.
@@ -181,6 +192,11 @@ final class Fetcher: Fetching {
             ("TransportError.poolWaitTimeout", .timeout),
             ("TransportError.tls", .tls),
             ("TransportError.invalidEndpoint", .invalidURL),
+            // The proxy refused the CONNECT tunnel (403, 407…): no connection to the origin.
+            ("TransportError.proxyAuthenticationRequired", .connect),
+            ("TransportError.proxyRefused", .connect),
+            ("TransportError.proxyProtocolError", .protocol),
+            ("ProxyConfigurationError", .invalidURL),
             ("TransportError.cancelled", .cancelled),
             ("TransportError.poolShutDown", .cancelled),
             ("TransportError.eventLoopShutDown", .cancelled),

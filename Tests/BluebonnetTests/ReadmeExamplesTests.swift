@@ -275,14 +275,32 @@ func readmeExample18() async throws {
 
 /// README sample 19.
 func readmeExample19() async throws {
+    var proxied = SessionConfiguration()
+    // One proxy for http and https URLs, except the no_proxy hosts (curl's rules: a domain covers its
+    // subdomains, IP ranges as CIDR, `*` for everything).
+    proxied.proxy = try .url("http://user:secret@proxy.internal:3128", noProxy: "localhost,.svc.cluster.local,10.0.0.0/8")
+    // Or opt in to http_proxy, https_proxy and no_proxy (HTTP_PROXY is ignored when REQUEST_METHOD
+    // is set: the "httpoxy" CGI attack).
+    proxied.proxy = try .fromEnvironment()
+    let viaProxy = Session(configuration: proxied)
+    let health = await viaProxy.request("https://api.example.com/health").serializingData().result
+    if case .failure(let error) = health, let status = error.proxyResponseCode {
+        // The proxy's refusal (407, 403, 502…) is an error, never the origin's response.
+        print("the proxy refused the tunnel:", status, error.isProxyAuthenticationError)
+    }
+    await viaProxy.shutdown()
+}
+
+/// README sample 20.
+func readmeExample20() async throws {
     let shortLived = Session()
     let page = try await shortLived.request("https://example.com/").serializingString().value
     print(page.count)
     await shortLived.shutdown()
 }
 
-/// README sample 20.
-func readmeExample20(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 21.
+func readmeExample21(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     // Encode a request: validated before a byte is written (CR/LF/NUL injection is a typed error).
     var out = ByteBuffer()
     try RequestEncoder.encodeHead(
@@ -304,8 +322,8 @@ func readmeExample20(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     }
 }
 
-/// README sample 21.
-func readmeExample21(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 22.
+func readmeExample22(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     let decoder = try ContentDecoder(contentEncoding: "gzip")   // limits: DecompressionLimits.default
     var decoded = ByteBuffer()
     try decoder.decode(part, into: &decoded)

@@ -27,7 +27,7 @@ extension TransportError: NetworkErrorKindProviding {
     /// See ``ExchangeError/networkErrorKind``.
     public var networkErrorKind: NetworkErrorKind? {
         switch kind {
-        case .connectTimeout, .tlsHandshakeTimeout, .poolWaitTimeout:
+        case .connectTimeout, .tlsHandshakeTimeout, .poolWaitTimeout, .proxyTimeout:
             return .timedOut
         case .dnsFailed:
             return .dnsFailure

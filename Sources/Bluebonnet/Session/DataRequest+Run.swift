@@ -155,11 +155,13 @@ extension DataRequest {
         _ request: HTTPRequest, transactions: inout [TransactionMetrics]
     ) async throws(BluebonnetError) -> (HTTPResponse, Data) {
         let configuration = session.configuration
-        guard let endpoint = Self.endpoint(for: request.url, tls: configuration.tls) else {
+        guard let direct = Self.endpoint(for: request.url, tls: configuration.tls) else {
             throw .invalidURL(url: request.url.absoluteString)
         }
+        let route = try ProxyRoute.route(request, to: direct, proxy: configuration.proxy)
+        let endpoint = route.endpoint
 
-        let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
+        let head = RequestHead(method: request.method, target: route.target, headers: route.headers)
         let body: HTTP1Exchange.RequestBody = request.body.map { .bytes(ByteBuffer(bytes: $0)) } ?? .none
         var timeouts = HTTP1Exchange.Timeouts(
             idleRead: configuration.timeouts.idleRead, idleWrite: configuration.timeouts.idleWrite,

@@ -96,7 +96,8 @@ public final class Session: Sendable {
                 maximumConnectionsPerKey: configuration.maximumConnectionsPerHost,
                 maximumConnections: configuration.maximumConnections,
                 idleTimeout: configuration.idleConnectionTimeout),
-            connectTimeouts: ConnectTimeouts(connect: configuration.timeouts.connect, tlsHandshake: configuration.timeouts.tlsHandshake))
+            connectTimeouts: ConnectTimeouts(connect: configuration.timeouts.connect, tlsHandshake: configuration.timeouts.tlsHandshake),
+            tunnel: .http1(userAgent: configuration.headers.value(for: "User-Agent")))
     }
 
     // MARK: Making requests

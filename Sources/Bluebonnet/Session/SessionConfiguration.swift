@@ -40,6 +40,16 @@ public struct SessionConfiguration: Sendable {
     public var decompressionLimits = DecompressionLimits.default
     /// Event loop threads. Default nil: one per core.
     public var eventLoopCount: Int?
+    /// The HTTP proxies requests go through. Default ``Proxy/none``: every request goes direct,
+    /// whatever the environment says; opt in to `http_proxy`, `https_proxy` and `no_proxy` with
+    /// `configuration.proxy = try .fromEnvironment()`.
+    ///
+    /// `http` URLs are sent to the proxy in absolute-form with its `Proxy-Authorization`; `https`
+    /// URLs go through a `CONNECT` tunnel, with TLS verified against the origin. Connections are
+    /// pooled per origin *and* proxy. Each request (and each redirect) picks its proxy from its own
+    /// URL, so `no_proxy` is applied again when a redirect changes the origin. A proxy that
+    /// refuses the tunnel fails the request with ``BluebonnetError/proxyResponseCode`` set.
+    public var proxy = Proxy.none
 
     /// The defaults described on each property.
     public init() {}

@@ -68,18 +68,25 @@ public final class ConnectionPool: Sendable {
     /// The timeouts every connect uses.
     public let connectTimeouts: ConnectTimeouts
     private let resolver: Resolver
+    private let tunnel: ProxyTunnel?
 
     /// A pool making connections on `group`'s loops with `configuration`'s limits.
+    ///
+    /// - Parameter tunnel: opens `CONNECT` tunnels for TLS endpoints through a proxy (see
+    ///   ``Connector/connect(to:on:timeouts:resolver:tunnel:)``); nil: such leases fail with
+    ///   `invalidEndpoint`.
     public init(
         group: EventLoopGroup,
         configuration: PoolStateMachine.Configuration = .init(),
         connectTimeouts: ConnectTimeouts = ConnectTimeouts(),
-        resolver: Resolver = Resolver()
+        resolver: Resolver = Resolver(),
+        tunnel: ProxyTunnel? = nil
     ) {
         self.group = group
         self.timerLoop = group.loops[0]
         self.connectTimeouts = connectTimeouts
         self.resolver = resolver
+        self.tunnel = tunnel
         self.state = Mutex(State(machine: PoolStateMachine(configuration: configuration)))
     }
 
@@ -269,9 +276,11 @@ public final class ConnectionPool: Sendable {
             let loop = group.next()
             let timeouts = connectTimeouts
             let resolver = resolver
+            let tunnel = tunnel
             Task {
                 do throws(TransportError) {
-                    let connection = try await Connector.connect(to: endpoint, on: loop, timeouts: timeouts, resolver: resolver)
+                    let connection = try await Connector.connect(
+                        to: endpoint, on: loop, timeouts: timeouts, resolver: resolver, tunnel: tunnel)
                     self.connectionEstablished(id, key, connection)
                 } catch {
                     self.connectionFailed(id, error)
