@@ -70,9 +70,19 @@ struct ResponseCollector {
     /// The final head: sets up decoding when the body is coded and decoding was asked for.
     mutating func head(_ head: ResponseHead) throws(HTTP1Exchange.Rejection) {
         self.head = head
-        guard configuration.decodesContent, head.framing != .none else { return }
-        let codings = head.headers.values(name: "Content-Encoding")
-        guard !codings.isEmpty else { return }
+        guard head.framing != .none else { return }
+        let codings = configuration.decodesContent ? head.headers.values(name: "Content-Encoding") : []
+        guard !codings.isEmpty else {
+            // An announced length is known before the first byte: refuse one over the limit now,
+            // and make room for the body once (no regrowth, no copy of what already arrived).
+            if case .contentLength(let length) = head.framing {
+                if length > configuration.maximumResponseBodyBytes {
+                    throw .bodyTooLarge(limit: configuration.maximumResponseBodyBytes)
+                }
+                if length >= Self.preallocationThreshold { body = ByteBuffer(capacity: length) }
+            }
+            return
+        }
         do {
             let decoder = try ContentDecoder(contentEncoding: codings.joined(separator: ", "), limits: configuration.decompressionLimits)
             if !decoder.codings.isEmpty { self.decoder = decoder }
@@ -89,7 +99,7 @@ struct ResponseCollector {
             } catch {
                 throw .contentDecoding(error)
             }
-        } else if body.isEmpty {
+        } else if body.isEmpty && body.capacity == 0 {
             body = part
         } else {
             body.writeBuffer(part)
@@ -114,6 +124,10 @@ struct ResponseCollector {
             head: head, informational: informational, body: body, trailers: trailers,
             decodedCodings: decoder?.codings ?? [])
     }
+
+    /// From this announced length on, the body's storage is allocated up front; below it the
+    /// first part is adopted without a copy (most small bodies arrive in one read).
+    static let preallocationThreshold = 64 * 1024
 
     private func checkLimit() throws(HTTP1Exchange.Rejection) {
         if body.readableBytes > configuration.maximumResponseBodyBytes {

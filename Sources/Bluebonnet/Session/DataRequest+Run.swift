@@ -172,7 +172,7 @@ extension DataRequest {
             decodesContent: configuration.decompressesResponses,
             decompressionLimits: configuration.decompressionLimits)
 
-        let collected: CollectedResponse
+        var collected: CollectedResponse
         do {
             collected = try await performHTTP1(
                 request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
@@ -196,7 +196,7 @@ extension DataRequest {
         let response = HTTPResponse(
             url: request.url, statusCode: collected.head.status, reason: collected.head.reason,
             version: collected.head.version, headers: headers)
-        return (response, collected.body.withUnsafeReadableBytes { Data($0) })
+        return (response, collected.body.moveIntoData())
     }
 
     /// Where a URL's requests go: `http`/`https` to host and port; `http+unix`/`https+unix` to the
