@@ -191,11 +191,8 @@ extension DataRequest {
             default: throw .transportFailed(error: error)
             }
         }
-        var headers = HTTPHeaders()
-        for field in collected.head.headers { headers.add(name: field.name, value: field.value) }
         let response = HTTPResponse(
-            url: request.url, statusCode: collected.head.status, reason: collected.head.reason,
-            version: collected.head.version, headers: headers)
+            url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
         return (response, collected.body.moveIntoData())
     }
 
