@@ -71,7 +71,12 @@ final class Fetcher: Fetching {
             return FetchOutcome(
                 url: job.url, status: head.statusCode, reason: head.reason, version: head.version.description,
                 headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
-                redirects: redirects, metrics: metrics)
+                redirects: redirects, metrics: metrics,
+                informational: head.informationalResponses.map {
+                    InformationalHead(status: $0.statusCode, reason: $0.reason, version: $0.version.description,
+                                      headers: $0.headers.map { (name: $0.name, value: $0.value) })
+                },
+                trailers: head.trailers?.map { (name: $0.name, value: $0.value) } ?? [])
         }
     }
 

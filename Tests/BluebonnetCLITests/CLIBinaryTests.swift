@@ -253,6 +253,21 @@ import Testing
         }
     }
 
+    /// What curl 7.88's `-i` prints for the same URLs: 1xx heads before the final head, trailer
+    /// lines after the body.
+    @Test func includePrintsInformationalHeadsAndTrailersAsCurlDoes() async throws {
+        try await withTestServer(.faultServer) { server in
+            let hints = try await CLIBinary.run(["-i", "\(server.baseURL)/early-hints"])
+            #expect(hints.status == 0, "\(hints)")
+            #expect(hints.stdoutText == "HTTP/1.1 103 Early Hints\r\nServer: bluebonnet-fault\r\nLink: </style0.css>; rel=preload; as=style\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nServer: bluebonnet-fault\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 2\r\n\r\nok")
+            let trailers = try await CLIBinary.run(["-i", "\(server.baseURL)/trailers"])
+            #expect(trailers.status == 0, "\(trailers)")
+            #expect(trailers.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(trailers)")
+            #expect(trailers.stdoutText.hasSuffix("\r\n\r\nfirst second X-Checksum: 5ca1ab1e\r\nX-Count: 2\r\n"), "\(trailers)")
+        }
+    }
+
     @Test func outputFileGetsTheBody() async throws {
         try await withTestServer(.faultServer) { server in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-\(UUID().uuidString).out")
