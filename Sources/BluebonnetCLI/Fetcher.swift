@@ -119,6 +119,8 @@ final class Fetcher: Fetching {
             configuration.proxy = try .url(proxy, noProxy: .init(job.noProxy ?? ""), tls: configuration.tls)
         }
         configuration.redirectPolicy.maximumRedirects = job.maxRedirects ?? Int.max
+        // curl sends what it is given: `-X GET -d …` is a GET with a body.
+        configuration.allowsGETRequestBodies = true
         // The body's size is bounded by memory for a CLI, not by a library default for services.
         configuration.maximumResponseBodyBytes = Int.max
         return Session(

@@ -90,6 +90,10 @@ extension DataRequest {
             }
         }
         if !adapters.isEmpty { eventMonitor.request(self, didAdaptInitialRequest: initial, to: request) }
+        if request.method == .get, let body = request.body, !body.isEmpty, !session.configuration.allowsGETRequestBodies {
+            let refused = BluebonnetError.requestValidationFailed(reason: .bodyDataInGETRequest(body))
+            return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: true)
+        }
 
         var redirects = RedirectStateMachine(policy: session.configuration.redirectPolicy)
         var answeredChallenge = false
@@ -188,7 +192,7 @@ extension DataRequest {
             switch error.kind {
             case .cancelled: throw .explicitlyCancelled
             case .responseBodyTooLarge: throw .responseTooLarge(limit: configuration.maximumResponseBodyBytes)
-            default: throw .transportFailed(error: error)
+            default: throw BluebonnetError(exchangeFailure: error, request: request)
             }
         }
         let response = HTTPResponse(
