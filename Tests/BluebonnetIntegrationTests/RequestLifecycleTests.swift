@@ -1,4 +1,4 @@
-import Bluebonnet
+@testable import Bluebonnet
 import BluebonnetTestSupport
 import FoundationEssentials
 import Synchronization
@@ -113,5 +113,19 @@ struct RequestLifecycleTests {
         let later = await session.request("\(base)/ok").serializingData().response
         #expect(later.error?.isSessionInvalidatedError == true, "\(later.result)")
         await session.shutdown()  // idempotent
+    }
+
+    @Test func aSessionReleasedWithoutShutdownStopsItsLoops() async throws {
+        let base = try SuiteTestServer.baseURL()
+        var session: Session? = Session()
+        let loops = try #require(session?.group.loops)
+        let pool = try #require(session?.pool)
+        #expect(try await session?.request("\(base)/ok").serializingData().value == Data("ok".utf8))
+        #expect(await eventually { pool.connectionCount == 1 }, "a pooled keep-alive connection")
+        weak let released = session
+        session = nil
+        #expect(released == nil, "nothing else keeps a session without outstanding requests alive")
+        #expect(await eventually { pool.connectionCount == 0 }, "its connections are closed")
+        #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
     }
 }
