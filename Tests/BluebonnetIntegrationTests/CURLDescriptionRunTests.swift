@@ -1,6 +1,7 @@
 import Bluebonnet
 import BluebonnetTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `cURLDescription()` is a runnable command: run by `/bin/sh` with the real `curl`, it sends the
@@ -51,6 +52,32 @@ struct CURLDescriptionRunTests {
             throw CurlFailed(description: "sh -c exited \(process.terminationStatus): \(text)")
         }
         return data
+    }
+
+    @Test func descriptionIsMethodURLAndStatusAndDebugDescriptionIsTheCommand() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let session = Session(startRequestsImmediately: false)
+        let request = session.request("\(base)/status/404", method: .delete)
+        #expect(request.description == "DELETE \(base)/status/404", "no status before the response")
+        let early = Mutex<String?>(nil)
+        request.cURLDescription { text in early.withLock { $0 = text } }
+        #expect(early.withLock { $0 } == nil, "the handler waits for the request to be sent")
+        let task = request.serializingResponse()
+        request.resume()
+        _ = await task.response
+        #expect(request.description == "DELETE \(base)/status/404 (404)")
+        #expect(request.debugDescription == request.cURLDescription())
+        #expect(request.cURLDescription().contains("-X DELETE"))
+        #expect(request.cURLDescription().contains("-H 'User-Agent: Bluebonnet/"), "the session's default headers are in it")
+        #expect(await eventually { early.withLock { $0 } == request.cURLDescription() })
+
+        // A request that could not be built still answers, with Alamofire's text.
+        let invalid = session.request("http://exa mple.com/")
+        let failed = Mutex<String?>(nil)
+        invalid.cURLDescription { text in failed.withLock { $0 = text } }
+        _ = await invalid.resume().serializingResponse().response
+        #expect(await eventually { failed.withLock { $0 } == "$ curl command could not be created" })
+        await session.shutdown()
     }
 
     @Test(arguments: [HTTPMethod.post, .put, .get, .delete, .head])
