@@ -207,6 +207,17 @@ import Testing
         }
     }
 
+    /// curl sends a body with `-X GET -d …`; so does the CLI (the library refuses one by default).
+    @Test func getWithDataSendsTheBodyAsCurlDoes() async throws {
+        try await withTestServer(.faultServer) { server in
+            let run = try await CLIBinary.run(["-X", "GET", "-d", "q=1", "\(server.baseURL)/echo"])
+            #expect(run.status == 0, "\(run)")
+            let echo = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
+            #expect(echo["method"] as? String == "GET")
+            #expect(echo["body_length"] as? Int == 3)
+        }
+    }
+
     @Test func anEmptyHeaderRemovesADefaultAndASemicolonSendsAnEmptyValue() async throws {
         try await withTestServer(.faultServer) { server in
             let url = "\(server.baseURL)/echo"
