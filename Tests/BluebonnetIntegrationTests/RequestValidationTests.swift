@@ -1,5 +1,4 @@
 import Bluebonnet
-import BluebonnetHTTP1
 import BluebonnetTestSupport
 import FoundationEssentials
 import Synchronization
