@@ -14,12 +14,17 @@ extension BluebonnetError {
     ///   `.defaultEvaluationFailed(host:error:)`, whose error is the whole exchange error;
     /// - anything else (DNS, connect, TLS handshake, I/O, timeouts, the peer breaking HTTP) →
     ///   ``transportFailed(error:)``.
-    init(exchangeFailure error: ExchangeError, request: HTTPRequest) {
+    ///
+    /// `head` is the request head as given to the exchange (its fields are what the encoder's
+    /// field index counts), `endpoint` where it went: the host a trust failure names is the
+    /// origin's when TLS was to the origin (also through a `CONNECT` tunnel), else the `https://`
+    /// proxy's.
+    init(exchangeFailure error: ExchangeError, head: RequestHead, endpoint: Endpoint) {
         if let encoderError = error.encoderError {
-            self = .requestValidationFailed(reason: .init(refused: encoderError, headers: request.headers, target: request.requestTarget()))
+            self = .requestValidationFailed(reason: .init(refused: encoderError, headers: head.headers, target: head.target))
         } else if let tls = (error.underlyingError as? TransportError)?.tlsError, Self.isTrustFailure(tls) {
-            let host = request.url.host(percentEncoded: false) ?? ""
-            self = .serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
+            let host = endpoint.tls != nil ? endpoint.effectiveServerName : endpoint.proxy?.host
+            self = .serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host ?? "", error: error))
         } else {
             self = .transportFailed(error: error)
         }

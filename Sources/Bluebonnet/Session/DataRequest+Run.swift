@@ -192,7 +192,7 @@ extension DataRequest {
             switch error.kind {
             case .cancelled: throw .explicitlyCancelled
             case .responseBodyTooLarge: throw .responseTooLarge(limit: configuration.maximumResponseBodyBytes)
-            default: throw BluebonnetError(exchangeFailure: error, request: request)
+            default: throw BluebonnetError(exchangeFailure: error, head: head, endpoint: endpoint)
             }
         }
         let response = HTTPResponse(

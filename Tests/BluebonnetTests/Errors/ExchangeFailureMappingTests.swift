@@ -1,5 +1,6 @@
 import BluebonnetCore
 import BluebonnetHTTP1
+import BluebonnetTransport
 import FoundationEssentials
 import Testing
 
@@ -23,10 +24,11 @@ import Testing
     struct Unexpected: Error {}
 
     static let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false)
+    static let endpoint = Endpoint(host: "example.com", port: 443)
 
     static func mapped(_ request: HTTPRequest) throws -> BluebonnetError {
         let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
-        return BluebonnetError(exchangeFailure: .localProtocol(try encoderError(head), context), request: request)
+        return BluebonnetError(exchangeFailure: .localProtocol(try encoderError(head), context), head: head, endpoint: endpoint)
     }
 
     @Test func aHeaderValueWithCRLFIsARequestValidationErrorNamingTheField() throws {
@@ -63,7 +65,8 @@ import Testing
     @Test func otherExchangeFailuresAreTransportFailures() {
         let request = TestRequests.make("https://example.com/a")
         for failure in [ExchangeError.timeout(.idleRead, Self.context), .connectionClosedBeforeResponse(nil, Self.context)] {
-            let error = BluebonnetError(exchangeFailure: failure, request: request)
+            let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
+            let error = BluebonnetError(exchangeFailure: failure, head: head, endpoint: Self.endpoint)
             #expect(error.isTransportError, "\(error)")
             #expect((error.underlyingError as? ExchangeError)?.kind == failure.kind)
         }
