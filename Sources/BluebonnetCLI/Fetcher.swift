@@ -71,7 +71,12 @@ final class Fetcher: Fetching {
             return FetchOutcome(
                 url: job.url, status: head.statusCode, reason: head.reason, version: head.version.description,
                 headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
-                redirects: redirects, metrics: metrics)
+                redirects: redirects, metrics: metrics,
+                informational: head.informationalResponses.map {
+                    InformationalHead(status: $0.statusCode, reason: $0.reason, version: $0.version.description,
+                                      headers: $0.headers.map { (name: $0.name, value: $0.value) })
+                },
+                trailers: head.trailers?.map { (name: $0.name, value: $0.value) } ?? [])
         }
     }
 
@@ -114,6 +119,8 @@ final class Fetcher: Fetching {
             configuration.proxy = try .url(proxy, noProxy: .init(job.noProxy ?? ""), tls: configuration.tls)
         }
         configuration.redirectPolicy.maximumRedirects = job.maxRedirects ?? Int.max
+        // curl sends what it is given: `-X GET -d …` is a GET with a body.
+        configuration.allowsGETRequestBodies = true
         // The body's size is bounded by memory for a CLI, not by a library default for services.
         configuration.maximumResponseBodyBytes = Int.max
         return Session(

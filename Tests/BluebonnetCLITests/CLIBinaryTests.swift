@@ -207,6 +207,17 @@ import Testing
         }
     }
 
+    /// curl sends a body with `-X GET -d …`; so does the CLI (the library refuses one by default).
+    @Test func getWithDataSendsTheBodyAsCurlDoes() async throws {
+        try await withTestServer(.faultServer) { server in
+            let run = try await CLIBinary.run(["-X", "GET", "-d", "q=1", "\(server.baseURL)/echo"])
+            #expect(run.status == 0, "\(run)")
+            let echo = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
+            #expect(echo["method"] as? String == "GET")
+            #expect(echo["body_length"] as? Int == 3)
+        }
+    }
+
     @Test func anEmptyHeaderRemovesADefaultAndASemicolonSendsAnEmptyValue() async throws {
         try await withTestServer(.faultServer) { server in
             let url = "\(server.baseURL)/echo"
@@ -250,6 +261,21 @@ import Testing
             let run = try await CLIBinary.run(["-i", "\(server.baseURL)/ok"])
             #expect(run.status == 0, "\(run)")
             #expect(run.stdoutText == "HTTP/1.1 200 OK\r\nServer: bluebonnet-fault\r\nContent-Type: application/octet-stream\r\nContent-Length: 2\r\n\r\nok")
+        }
+    }
+
+    /// What curl 7.88's `-i` prints for the same URLs: 1xx heads before the final head, trailer
+    /// lines after the body.
+    @Test func includePrintsInformationalHeadsAndTrailersAsCurlDoes() async throws {
+        try await withTestServer(.faultServer) { server in
+            let hints = try await CLIBinary.run(["-i", "\(server.baseURL)/early-hints"])
+            #expect(hints.status == 0, "\(hints)")
+            #expect(hints.stdoutText == "HTTP/1.1 103 Early Hints\r\nServer: bluebonnet-fault\r\nLink: </style0.css>; rel=preload; as=style\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nServer: bluebonnet-fault\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 2\r\n\r\nok")
+            let trailers = try await CLIBinary.run(["-i", "\(server.baseURL)/trailers"])
+            #expect(trailers.status == 0, "\(trailers)")
+            #expect(trailers.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(trailers)")
+            #expect(trailers.stdoutText.hasSuffix("\r\n\r\nfirst second X-Checksum: 5ca1ab1e\r\nX-Count: 2\r\n"), "\(trailers)")
         }
     }
 

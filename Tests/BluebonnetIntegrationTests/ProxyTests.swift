@@ -182,6 +182,11 @@ struct ProxyTests {
                 return
             }
             #expect(error.tlsErrorKind == .hostnameMismatch, "\(error)")
+            guard case .serverTrustEvaluationFailed(.defaultEvaluationFailed(let host, _)) = error else {
+                Issue.record("expected a server-trust failure, got \(error)")
+                return
+            }
+            #expect(host == "localhost", "the origin's name, not the proxy's")
             let log = try Self.log(proxy)
             #expect(log.first?.method == "CONNECT")
             await session.shutdown()

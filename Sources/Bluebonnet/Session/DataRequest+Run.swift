@@ -90,6 +90,10 @@ extension DataRequest {
             }
         }
         if !adapters.isEmpty { eventMonitor.request(self, didAdaptInitialRequest: initial, to: request) }
+        if request.method == .get, let body = request.body, !body.isEmpty, !session.configuration.allowsGETRequestBodies {
+            let refused = BluebonnetError.requestValidationFailed(reason: .bodyDataInGETRequest(body))
+            return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: true)
+        }
 
         var redirects = RedirectStateMachine(policy: session.configuration.redirectPolicy)
         var answeredChallenge = false
@@ -188,14 +192,11 @@ extension DataRequest {
             switch error.kind {
             case .cancelled: throw .explicitlyCancelled
             case .responseBodyTooLarge: throw .responseTooLarge(limit: configuration.maximumResponseBodyBytes)
-            default: throw .transportFailed(error: error)
+            default: throw BluebonnetError(exchangeFailure: error, head: head, endpoint: endpoint)
             }
         }
-        var headers = HTTPHeaders()
-        for field in collected.head.headers { headers.add(name: field.name, value: field.value) }
         let response = HTTPResponse(
-            url: request.url, statusCode: collected.head.status, reason: collected.head.reason,
-            version: collected.head.version, headers: headers)
+            url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
         return (response, collected.body.moveIntoData())
     }
 

@@ -31,6 +31,12 @@ public struct SessionConfiguration: Sendable {
     /// The redirect rules (at most 20 hops; method rewriting; credentials dropped across origins;
     /// no https→http unless allowed). See ``RedirectPolicy``.
     public var redirectPolicy = RedirectPolicy.default
+    /// Whether a `GET` request may carry a body. Default false: such a request fails with
+    /// `.requestValidationFailed(reason: .bodyDataInGETRequest)` before anything is sent, as in
+    /// Alamofire. RFC 9110 §9.3.1: content in a GET has no generally defined semantics, and a
+    /// client should not send it unless the server said it supports it (some reject the request
+    /// or close the connection). Set true for servers that define one (search APIs do).
+    public var allowsGETRequestBodies = false
     /// The largest response body kept in memory, after content decoding. Default 64 MiB; one byte
     /// more fails the request with ``BluebonnetError/responseTooLarge(limit:)``.
     public var maximumResponseBodyBytes = 64 * 1024 * 1024
