@@ -12,7 +12,8 @@ import BluebonnetTransport
 /// performs the returned actions: writes, timers (`EventLoop.scheduleTask`), the in-memory sink
 /// (`ResponseCollector`: body limit, content decoding) and the connection's disposition. The
 /// caller's task hops to the loop once to start and is resumed once with the collected response
-/// (or the error): two hops for a plain request.
+/// (or the error): two hops for a plain request. `performHTTP1` starts it from the pool's lease
+/// handler, which already runs on the connection's loop, so leasing adds no hop of its own.
 ///
 /// The pure parts are `StateMachine` and `ReplayRule`; `performHTTP1` adds leasing, releasing and
 /// the one replay.
@@ -44,7 +45,8 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     private var machine: StateMachine
     private var collector: ResponseCollector
-    private var continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>?
+    /// Who gets the outcome (and the metrics), once.
+    private var completion: (@Sendable (Outcome, TransactionMetrics) -> Void)?
     /// This exchange's timing and byte counts, stamped on the loop and handed back with the outcome.
     private var metrics: TransactionMetrics
     /// The first write (the request head) was counted.
@@ -69,7 +71,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     private var timerTasks: [Scheduled?] = Array(repeating: nil, count: TimerKind.allCases.count)
     private var timerGenerations: [UInt64] = Array(repeating: 0, count: TimerKind.allCases.count)
 
-    private init(
+    init(
         request: RequestHead, host: String?, body: RequestBody, bodySource: BodyPartSource?, connection: Connection,
         isReusedConnection: Bool, parserConfiguration: ParserConfiguration, timeouts: Timeouts,
         collector: ResponseCollector.Configuration, metrics: TransactionMetrics,
@@ -152,7 +154,7 @@ final class HTTP1Exchange: @unchecked Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                loop.execute { exchange.start(continuation) }
+                loop.execute { exchange.start { continuation.resume(returning: ($0, $1)) } }
             }
         } onCancel: {
             loop.execute { exchange.cancel() }
@@ -161,9 +163,10 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     // MARK: Loop side
 
-    private func start(_ continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>) {
+    /// Starts the exchange on the connection's loop; `completion` gets the outcome there, once.
+    func start(_ completion: @escaping @Sendable (Outcome, TransactionMetrics) -> Void) {
         connection.eventLoop.preconditionInEventLoop()
-        self.continuation = continuation
+        self.completion = completion
         started = true
         let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: isReusedConnection)
         if cancelledBeforeStart {
@@ -184,7 +187,8 @@ final class HTTP1Exchange: @unchecked Sendable {
         perform(machine.start(request: request, host: host, body: body))
     }
 
-    private func cancel() {
+    /// Fails the exchange with `cancelled` (before `start`: as soon as it starts). On the loop.
+    func cancel() {
         connection.eventLoop.preconditionInEventLoop()
         guard started else {
             cancelledBeforeStart = true
@@ -308,17 +312,17 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// Records the caller's outcome; it is handed over once the current actions are done, so a
     /// connection released in the same batch is back in the pool before the caller can lease again.
     private func complete(_ outcome: Outcome) {
-        guard pendingOutcome == nil && continuation != nil else { return }
+        guard pendingOutcome == nil && completion != nil else { return }
         pendingOutcome = outcome
         metrics.end = .now
         metrics.responseBodyBytesDecoded = collector.collectedByteCount
     }
 
     private func resumeCaller() {
-        guard let outcome = pendingOutcome, let continuation else { return }
-        self.continuation = nil
+        guard let outcome = pendingOutcome, let completion else { return }
+        self.completion = nil
         pendingOutcome = nil
-        continuation.resume(returning: (outcome, metrics))
+        completion(outcome, metrics)
     }
 
     private func finishWithConnection(reusable: Bool) {
