@@ -42,6 +42,9 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, Expressible
 
     public init(arrayLiteral elements: HTTPHeader...) { fields = elements }
 
+    /// Makes room for `capacity` fields in all, so that adding up to that many allocates once.
+    public mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
+
     /// Appends a field, keeping any others of the same name.
     public mutating func add(name: String, value: String) { fields.append(HTTPHeader(name: name, value: value)) }
 

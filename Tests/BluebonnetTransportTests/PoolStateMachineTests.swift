@@ -30,8 +30,12 @@ import Testing
         // Idle: the timer is armed for the idle timeout (60 s by default).
         #expect(pool.connectionReleased(connectionID: id, reusable: true, now: at(1)) == .init([.scheduleTimer(deadline(61))]))
         #expect(pool.idleConnectionCount == 1)
-        // Nothing is due any more once it is leased again, so the timer is disarmed.
-        #expect(pool.leaseRequested(id: r(2), key: keyA, deadline: nil, now: at(2)) == .init([.lease(id, to: r(2)), .cancelTimer]))
+        // Nothing is due once it is leased again, but the timer stays armed (it finds nothing due
+        // when it fires): no cancel-and-rearm per lease.
+        #expect(pool.leaseRequested(id: r(2), key: keyA, deadline: nil, now: at(2)) == .init([.lease(id, to: r(2))]))
+        // Released again, idle until 62 s: the timer armed for 61 s covers it (it re-arms when it fires).
+        #expect(pool.connectionReleased(connectionID: id, reusable: true, now: at(2)) == .init([]))
+        #expect(pool.timerFired(now: at(61)) == .init([.scheduleTimer(deadline(62))]))
     }
 
     @Test func idleConnectionsAreReusedMostRecentlyUsedFirst() {
@@ -244,7 +248,7 @@ import Testing
         var pool = PoolStateMachine()
         let id = pool.leaseNew(r(1), keyA)
         _ = pool.connectionReleased(connectionID: id, reusable: true, now: at(1))
-        #expect(pool.connectionClosedByPeer(connectionID: id) == .init([.closeConnection(id), .cancelTimer]))
+        #expect(pool.connectionClosedByPeer(connectionID: id) == .init([.closeConnection(id)]))
         #expect(pool.leaseRequested(id: r(2), key: keyA, deadline: nil, now: at(2)) == .init([.createConnection(c(1), keyA)]))
         // A second report (racing with our close) is ignored.
         #expect(pool.connectionClosedByPeer(connectionID: id).isEmpty)

@@ -66,10 +66,16 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// How deeply `perform` is nested (it is re-entered for drains and body parts).
     private var performDepth = 0
     private var isPullingBody = false
-    /// Per timer kind: the scheduled task and its generation (a task of an older generation that
-    /// runs anyway, having lost a race with its cancellation, is ignored).
-    private var timerTasks: [Scheduled?] = Array(repeating: nil, count: TimerKind.allCases.count)
-    private var timerGenerations: [UInt64] = Array(repeating: 0, count: TimerKind.allCases.count)
+    /// Per timer kind (by raw value): when it is due, nil when not armed.
+    private var timerDeadlines = InlineArray<4, ContinuousClock.Instant?>(repeating: nil)
+    /// One loop timer serves every kind: it is due no later than the earliest deadline and is
+    /// moved only when a deadline comes *earlier* than it — re-arming an idle timer on progress
+    /// (the common case) just records the new deadline, found when the timer fires.
+    private var timer: Scheduled?
+    private var timerDue: ContinuousClock.Instant?
+    /// Bumped whenever `timer` is replaced or cancelled: a task of an older generation that runs
+    /// anyway, having lost a race with its cancellation, is ignored.
+    private var timerGeneration: UInt64 = 0
 
     init(
         request: RequestHead, host: String?, body: RequestBody, bodySource: BodyPartSource?, connection: Connection,
@@ -343,27 +349,60 @@ final class HTTP1Exchange: @unchecked Sendable {
     // MARK: Timers
 
     private func arm(_ kind: TimerKind, after duration: Duration) {
-        let index = kind.rawValue
-        _ = timerTasks[index]?.cancel()
-        timerGenerations[index] &+= 1
-        let generation = timerGenerations[index]
-        timerTasks[index] = connection.eventLoop.scheduleTask(in: duration) { [self] in
-            timerFired(kind, generation: generation)
-        }
+        let due = ContinuousClock.now.advanced(by: duration)
+        timerDeadlines[kind.rawValue] = due
+        if let timerDue, timerDue <= due { return }
+        schedule(at: due)
     }
 
     private func disarm(_ kind: TimerKind) {
-        let index = kind.rawValue
-        guard let task = timerTasks[index] else { return }
-        _ = task.cancel()
-        timerTasks[index] = nil
-        timerGenerations[index] &+= 1
+        guard timerDeadlines[kind.rawValue] != nil else { return }
+        timerDeadlines[kind.rawValue] = nil
+        // A timer left running for another kind fires and re-evaluates; with none left it goes.
+        if earliestDeadline() == nil { cancelTimer() }
     }
 
-    private func timerFired(_ kind: TimerKind, generation: UInt64) {
-        guard timerGenerations[kind.rawValue] == generation, timerTasks[kind.rawValue] != nil else { return }
-        timerTasks[kind.rawValue] = nil
+    private func earliestDeadline() -> (kind: TimerKind, due: ContinuousClock.Instant)? {
+        var earliest: (kind: TimerKind, due: ContinuousClock.Instant)?
+        for kind in TimerKind.allCases {
+            if let due = timerDeadlines[kind.rawValue], earliest.map({ due < $0.due }) ?? true { earliest = (kind, due) }
+        }
+        return earliest
+    }
+
+    private func schedule(at due: ContinuousClock.Instant) {
+        _ = timer?.cancel()
+        timerGeneration &+= 1
+        let generation = timerGeneration
+        timerDue = due
+        timer = connection.eventLoop.scheduleTask(deadline: Deadline(due)) { [self] in
+            timerFired(generation: generation)
+        }
+    }
+
+    private func cancelTimer() {
+        guard let timer else { return }
+        _ = timer.cancel()
+        self.timer = nil
+        timerDue = nil
+        timerGeneration &+= 1
+    }
+
+    /// The loop timer fired: the earliest kind that is due fires; otherwise (its deadline moved
+    /// later) the timer is set again for the earliest deadline.
+    private func timerFired(generation: UInt64) {
+        guard generation == timerGeneration, timer != nil else { return }
+        timer = nil
+        timerDue = nil
+        guard let (kind, due) = earliestDeadline() else { return }
+        guard due <= .now else {
+            schedule(at: due)
+            return
+        }
+        timerDeadlines[kind.rawValue] = nil
         perform(machine.timeoutFired(kind))
+        // Unless the actions re-armed (and so re-scheduled), keep watching what is left.
+        if timer == nil, let (_, next) = earliestDeadline() { schedule(at: next) }
     }
 }
 

@@ -72,8 +72,10 @@ extension DataRequest {
         case .success(let value):
             request = value
         }
-        for (name, value) in session.configuration.headers.map({ ($0.name, $0.value) }) where !request.headers.contains(name: name) {
-            request.headers.add(name: name, value: value)
+        let defaults = session.configuration.headers
+        request.headers.reserveCapacity(request.headers.count + defaults.count + 1)
+        for header in defaults where !request.headers.contains(name: header.name) {
+            request.headers.add(header)
         }
         if !request.headers.contains(name: "Authorization"), let credentials = request.urlCredentialsAuthorization {
             request.headers.add(credentials)

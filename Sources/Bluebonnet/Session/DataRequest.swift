@@ -29,7 +29,7 @@ public final class DataRequest: Sendable {
     }
 
     /// The request's identity (also given to adapters and retriers).
-    public let id = UUID()
+    public let id = RequestID.next()
     /// The session that made it.
     public let session: Session
     /// This request's own interceptor (runs after the session's).

@@ -256,6 +256,12 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
             readFromSocket()
             return
         }
+        if !reading && state == .open && !events.isDisjoint(with: [.readable, .readHangup]) {
+            // Bytes (or the end) nobody reads, reported because read interest went lazily: drop
+            // it now, or the level-triggered loop reports them again and again. They wait in the
+            // kernel for the next `startReading()`.
+            updateInterest(dropReadInterest: true)
+        }
         if !events.isDisjoint(with: [.hangup, .error]) {
             // Not reading: a reset (or both directions closed) keeps being reported, so it ends
             // the connection now.
@@ -411,11 +417,20 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    private func updateInterest() {
+    private func updateInterest(dropReadInterest: Bool = false) {
         guard let registration else { return }
         var interest: IOEvents = []
         if reading && !readEOF && state == .open { interest.insert(.readable) }
         if queuedBytes > 0 { interest.insert(.writable) }
+        // Read interest goes lazily: an open connection keeps it after `stopReading()` until the
+        // socket reports something nobody reads (`handle` then drops it for real). A pooled
+        // connection passes between exchanges and the idle watcher, which all read, so the
+        // round trip stop → start costs no `epoll_ctl` at all.
+        if !dropReadInterest && !interest.contains(.readable) && state == .open && !readEOF,
+            eventLoop.interest(of: registration)?.contains(.readable) == true
+        {
+            interest.insert(.readable)
+        }
         do {
             try eventLoop.setInterest(interest, for: registration)
         } catch {

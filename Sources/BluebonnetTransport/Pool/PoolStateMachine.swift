@@ -537,7 +537,13 @@ public struct PoolStateMachine: Sendable {
     /// Appends the timer and completion actions every event ends with.
     private mutating func finish(_ actions: Actions) -> Actions {
         var actions = actions
-        if waitingKeys.isEmpty && idleCount == 0 && backoffCount == 0 { wantedTimer = nil }
+        if waitingKeys.isEmpty && idleCount == 0 && backoffCount == 0 {
+            // Nothing to watch. While running, a timer already armed is left to fire and find
+            // nothing due, rather than cancelled now and armed again a moment later when the
+            // connection comes back idle: that pair cost every request a timer and, from another
+            // loop, a wake-up of the timer's loop.
+            wantedTimer = lifecycle == .running ? armedTimer : nil
+        }
         if wantedTimer != armedTimer {
             actions.append(wantedTimer.map { .scheduleTimer($0) } ?? .cancelTimer)
             armedTimer = wantedTimer
