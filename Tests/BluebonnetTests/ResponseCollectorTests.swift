@@ -65,6 +65,30 @@ import Testing
         Array("HTTP/1.1 200 OK\r\n\(headers)Content-Length: \(body.count)\r\n\r\n".utf8) + body
     }
 
+    /// A body with an announced length is stored once, in room made for exactly that length, and
+    /// handed over as the only owner of its storage, so it becomes `Data` without a copy.
+    @Test func announcedBodyIsPreallocatedAndHandedOverUnshared() throws {
+        let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var collected = try Self.collect(Self.response(body: body), pieces: 13).get()
+        #expect(collected.body.readableBytes == body.count)
+        #expect(collected.body.capacity == body.count, "room for exactly the announced length")
+        let data = collected.body.moveIntoData()
+        #expect(Array(data) == body)
+        var again = try Self.collect(Self.response(body: body), pieces: 13).get()
+        #expect(again.body.takeUniquelyOwnedReadableBytes() != nil, "the collector kept no share of the body")
+    }
+
+    /// A length over the limit is refused at the head, before any body byte is kept.
+    @Test func announcedLengthOverTheLimitIsRefusedAtTheHead() {
+        let wire = Array("HTTP/1.1 200 OK\r\nContent-Length: 1001\r\n\r\n".utf8)
+        let result = Self.collect(wire, configuration: .init(maximumResponseBodyBytes: 1000))
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        #expect(error.kind == .responseBodyTooLarge)
+    }
+
     @Test(arguments: [ContentCoding.gzip, .deflate])
     func decodesContentEncoding(_ coding: ContentCoding) throws {
         let plain = Array(String(repeating: "bluebonnet ", count: 500).utf8)

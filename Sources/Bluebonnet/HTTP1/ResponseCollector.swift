@@ -59,8 +59,8 @@ struct ResponseCollector {
         self.configuration = configuration
     }
 
-    /// The body bytes collected so far (after decoding).
-    var collectedByteCount: Int { body.readableBytes }
+    /// The body bytes collected so far (after decoding), also after `end` handed them over.
+    private(set) var collectedByteCount = 0
 
     /// An informational (1xx) head.
     mutating func informational(_ head: ResponseHead) {
@@ -120,8 +120,13 @@ struct ResponseCollector {
             }
             try checkLimit()
         }
+        // The body changes hands: kept here too, its storage would be shared while the exchange
+        // lives on, and the caller could not take it over without a copy.
+        collectedByteCount = body.readableBytes
+        let collected = body
+        body = ByteBuffer()
         return CollectedResponse(
-            head: head, informational: informational, body: body, trailers: trailers,
+            head: head, informational: informational, body: collected, trailers: trailers,
             decodedCodings: decoder?.codings ?? [])
     }
 
@@ -129,7 +134,8 @@ struct ResponseCollector {
     /// first part is adopted without a copy (most small bodies arrive in one read).
     static let preallocationThreshold = 64 * 1024
 
-    private func checkLimit() throws(HTTP1Exchange.Rejection) {
+    private mutating func checkLimit() throws(HTTP1Exchange.Rejection) {
+        collectedByteCount = body.readableBytes
         if body.readableBytes > configuration.maximumResponseBodyBytes {
             throw .bodyTooLarge(limit: configuration.maximumResponseBodyBytes)
         }
