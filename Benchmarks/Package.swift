@@ -54,6 +54,7 @@ let package = Package(
             dependencies: [
                 "HarnessSupport",
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Bluebonnet", package: "Bluebonnet"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -6,10 +6,11 @@
 // Names: `<Client>:GET:Small`. One iteration = one `GET /small.txt` (100 bytes) on a warm
 // keep-alive connection, the body collected into memory and its length checked.
 // - `AHC:GET:Small`: AsyncHTTPClient 1.37, one event loop, async API (the peer).
-// - `Bluebonnet:GET:Small`: Bluebonnet's `Session`, async API — registered here once the Session
-//   API lands (see `registerBluebonnet` below).
+// - `Bluebonnet:GET:Small`: Bluebonnet's `Session`, async API, the same request (no
+//   `Accept-Encoding`: AsyncHTTPClient sends none, and the fixture nginx would gzip text/plain).
 import AsyncHTTPClient
 import Benchmark
+import Bluebonnet
 import HarnessSupport
 import NIOCore
 import NIOPosix
@@ -24,6 +25,7 @@ final class SmallGETFixture: Sendable {
         var server: NginxServer?
         var ahc: HTTPClient?
         var group: MultiThreadedEventLoopGroup?
+        var session: Session?
     }
 
     private let state = Mutex(State())
@@ -33,6 +35,7 @@ final class SmallGETFixture: Sendable {
     }
 
     var ahc: HTTPClient? { state.withLock { $0.ahc } }
+    var session: Session? { state.withLock { $0.session } }
 
     func start() throws {
         let repo = try RepoPaths.find(nil)
@@ -40,7 +43,10 @@ final class SmallGETFixture: Sendable {
         let server = try NginxServer.start(repo: repo, workFolder: work)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = HTTPClient(eventLoopGroup: group)
-        state.withLock { $0 = State(work: work, server: server, ahc: client, group: group) }
+        var configuration = SessionConfiguration()
+        configuration.headers.remove(name: "Accept-Encoding")
+        let session = Session(configuration: configuration)
+        state.withLock { $0 = State(work: work, server: server, ahc: client, group: group, session: session) }
     }
 
     func stop() async {
@@ -49,6 +55,7 @@ final class SmallGETFixture: Sendable {
             return state
         }
         try? await old.ahc?.shutdown()
+        await old.session?.shutdown()
         try? await old.group?.shutdownGracefully()
         old.server?.stop()
         if let work = old.work { try? Files.removeTree(work) }
@@ -89,7 +96,22 @@ let benchmarks: @Sendable () -> Void = {
     registerBluebonnet()
 }
 
-/// The slot for `Bluebonnet:GET:Small`: one `Session` GET of `SmallGETFixture.shared.url` per
-/// iteration, collected into memory, length checked — the same loop as `AHC:GET:Small`. Add the
-/// `Bluebonnet` product to this target's dependencies and a `Session` to `SmallGETFixture`.
-func registerBluebonnet() {}
+/// `Bluebonnet:GET:Small`: one `Session` GET of `SmallGETFixture.shared.url` per iteration,
+/// collected into memory, length checked — the same loop as `AHC:GET:Small`.
+func registerBluebonnet() {
+    Benchmark("Bluebonnet:GET:Small") { benchmark in
+        let fixture = SmallGETFixture.shared
+        guard let session = fixture.session else {
+            benchmark.error("no session (nginx did not start)")
+            return
+        }
+        let url = fixture.url
+        for _ in benchmark.scaledIterations {
+            let response = await session.request(url).serializingData().response
+            guard response.response?.statusCode == 200, response.data?.count == 100 else {
+                benchmark.error("status \(response.response.map { String($0.statusCode) } ?? "none"), \(response.data?.count ?? 0) bytes, \(response.error.map { "\($0)" } ?? "no error")")
+                return
+            }
+        }
+    }
+}
