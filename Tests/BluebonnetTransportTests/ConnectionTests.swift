@@ -209,6 +209,31 @@ extension TransportSocketTests {
             }
         }
 
+        /// A peer that never reads cannot hold a closing connection: the bytes that cannot drain
+        /// are dropped when the close timeout fires, and the socket is closed.
+        @Test func closingTowardsAPeerThatNeverReadsEndsAfterTheTimeout() async throws {
+            let server = try await TestServer.start(.sink(paused: true))
+            try await withGroup { group in
+                let connection = try await Connector.connect(to: Endpoint(host: "127.0.0.1", port: server.port), on: group.next())
+                let recorder = Recorder()
+                try await connection.attach(recorder)
+                let payload = ByteBuffer(bytes: [UInt8](repeating: 0x61, count: 8 * 1024 * 1024))
+                let started = ContinuousClock.now
+                let pending = try await connection.onLoop { connection -> Int in
+                    connection.write(payload)
+                    connection.close(timeout: .milliseconds(300))
+                    return connection.pendingWriteBytes
+                }
+                #expect(pending > 0, "the kernel cannot take 8 MiB at once while the server does not read")
+                #expect(await recorder.events.wait { $0.closed > 0 }.closed == 1)
+                #expect(ContinuousClock.now - started >= .milliseconds(300), "closed only when the timeout fired")
+                #expect(!connection.isOpen)
+                let loop = group.loops[0]
+                #expect(try await loop.submit { loop.registrationCount } == 0, "the socket is deregistered (and closed)")
+            }
+            await server.stop()
+        }
+
         @Test func closeIsIdempotentAndWritesAfterItAreIgnored() async throws {
             let server = try await TestServer.start(.echo)
             try await withGroup { group in

@@ -73,6 +73,8 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     private var waitedForWritable = false
     private var closeNotified = false
     private var receiveBuffer = ByteBuffer()
+    /// Aborts a graceful close that waits too long for its bytes to drain.
+    private var closeTimer: Scheduled?
     private var closeHandlers: [() -> Void] = []
     private var _receivedTLSCloseNotify = false
 
@@ -204,12 +206,16 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         updateInterest()
     }
 
+    /// How long ``close(timeout:)`` waits for queued bytes to drain by default.
+    public static let defaultCloseTimeout: Duration = .seconds(5)
+
     /// Closes gracefully: stops reading, sends the queued bytes and (TLS) `close_notify`, then
     /// closes the socket. Idempotent. Loop only.
     ///
-    /// - Warning: a peer that never reads keeps the connection in the closing state (the queued
-    ///   bytes cannot drain); use ``abort()`` when you cannot wait.
-    public func close() {
+    /// A peer that does not take the queued bytes within `timeout` gets the connection aborted
+    /// (the socket closed with what is left unsent), so a peer that never reads cannot keep a
+    /// closing connection — and its descriptor — forever.
+    public func close(timeout: Duration = Connection.defaultCloseTimeout) {
         eventLoop.preconditionInEventLoop()
         guard state == .open else { return }
         state = .closing
@@ -220,9 +226,16 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
             if let closeNotify = engine.takeCiphertext() { enqueue(closeNotify) }
         }
         do {
-            if try flush() { closeNow() }
+            if try flush() {
+                closeNow()
+                return
+            }
         } catch {
             closeNow()
+            return
+        }
+        closeTimer = eventLoop.scheduleTask(in: timeout) { [self] in
+            if state == .closing { closeNow() }
         }
     }
 
@@ -461,6 +474,8 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
 
     private func closeNow() {
         guard state != .closed else { return }
+        _ = closeTimer?.cancel()
+        closeTimer = nil
         teardown()
         eventLoop.execute { self.notifyClosed() }
     }
