@@ -18,6 +18,9 @@ import BluebonnetTransport
 ///   - endpoint: where to connect.
 ///   - timeouts: the exchange's timeouts.
 ///   - collector: the in-memory sink's limits and content decoding.
+///   - stream: for a streamed response, the channel its decoded parts go to (the collected
+///     response then has an empty body); nil to collect the body in memory.
+///   - progress: where transfer progress is reported; nil for none.
 ///   - transactionStarted: called (in the caller's task) before each attempt asks the pool for a
 ///     connection: once, or twice with the replay.
 ///   - transactionFinished: called (in the caller's task) after each attempt with its metrics,
@@ -32,6 +35,8 @@ func performHTTP1(
     endpoint: Endpoint,
     timeouts: HTTP1Exchange.Timeouts = .init(),
     collector: ResponseCollector.Configuration = .init(),
+    stream: ResponseStreamChannel? = nil,
+    progress: HTTP1Exchange.ProgressReporting? = nil,
     transactionStarted: () -> Void = {},
     transactionFinished: (TransactionMetrics) -> Void = { _ in }
 ) async throws(ExchangeError) -> CollectedResponse {
@@ -59,7 +64,7 @@ func performHTTP1(
         metrics.record(connection: pooled.connection, isReused: pooled.isReused)
         let (outcome, measured) = await HTTP1Exchange.runMeasured(
             request: request, host: host, body: body, bodySource: bodySource, on: pooled.connection, isReusedConnection: pooled.isReused,
-            timeouts: attemptTimeouts, collector: collector, metrics: metrics
+            timeouts: attemptTimeouts, collector: collector, metrics: metrics, stream: stream, progress: progress
         ) { reusable in
             pool.release(pooled, reusable: reusable)
         }

@@ -60,7 +60,9 @@ struct ResponseCollector {
     }
 
     /// The body bytes collected so far (after decoding).
-    var collectedByteCount: Int { body.readableBytes }
+    var collectedByteCount: Int { body.readableBytes + passedByteCount }
+    /// The body bytes passed through so far (streamed, after decoding).
+    private var passedByteCount = 0
 
     /// An informational (1xx) head.
     mutating func informational(_ head: ResponseHead) {
@@ -113,6 +115,47 @@ struct ResponseCollector {
         return CollectedResponse(
             head: head, informational: informational, body: body, trailers: trailers,
             decodedCodings: decoder?.codings ?? [])
+    }
+
+    // MARK: Passing through (streamed responses)
+
+    /// A part of a streamed body, content-decoded when decoding is on, handed back rather than
+    /// kept (no size limit: the consumer holds what it takes). Empty when the decoder is still
+    /// buffering.
+    mutating func pass(_ part: ByteBuffer) throws(HTTP1Exchange.Rejection) -> ByteBuffer {
+        guard let decoder else {
+            passedByteCount += part.readableBytes
+            return part
+        }
+        var decoded = ByteBuffer()
+        do {
+            try decoder.decode(part, into: &decoded)
+        } catch {
+            throw .contentDecoding(error)
+        }
+        passedByteCount += decoded.readableBytes
+        return decoded
+    }
+
+    /// The end of a streamed body: what the decoder still held (empty without decoding), and
+    /// the response with an empty body.
+    ///
+    /// - Precondition: a final head was collected.
+    mutating func endPassing(trailers: HTTPFields?) throws(HTTP1Exchange.Rejection) -> (CollectedResponse, tail: ByteBuffer) {
+        guard let head else { preconditionFailure("a response ended without a head") }
+        var tail = ByteBuffer()
+        if let decoder {
+            do {
+                try decoder.finish(into: &tail)
+            } catch {
+                throw .contentDecoding(error)
+            }
+            passedByteCount += tail.readableBytes
+        }
+        let response = CollectedResponse(
+            head: head, informational: informational, body: ByteBuffer(), trailers: trailers,
+            decodedCodings: decoder?.codings ?? [])
+        return (response, tail)
     }
 
     private func checkLimit() throws(HTTP1Exchange.Rejection) {
