@@ -134,6 +134,9 @@ public final class DataStreamRequest: Sendable {
     public var request: HTTPRequest? { core.request }
     /// The last request sent (after adapters, redirects and retries), once one was.
     public var lastRequest: HTTPRequest? { core.lastRequest }
+    /// The response whose body is being streamed, once it passed validation: set before its
+    /// first part is handed to any handler.
+    public var response: HTTPResponse? { streaming.deliveredResponse }
 
     /// Starts the request (once).
     @discardableResult
@@ -338,10 +341,13 @@ extension DecodableStreamSerializer: DecodableStreamSerializerMarker {}
 final class StreamingContext: Sendable {
     let channel: ResponseStreamChannel
     private let responseHandlers = Mutex<[(DispatchQueue, @Sendable (HTTPResponse) -> Void)]>([])
+    private let delivered = Mutex<HTTPResponse?>(nil)
 
     init(channel: ResponseStreamChannel = ResponseStreamChannel()) {
         self.channel = channel
     }
+
+    var deliveredResponse: HTTPResponse? { delivered.withLock { $0 } }
 
     func addResponseHandler(queue: DispatchQueue, _ handler: @escaping @Sendable (HTTPResponse) -> Void) {
         responseHandlers.withLock { $0.append((queue, handler)) }
@@ -349,6 +355,7 @@ final class StreamingContext: Sendable {
 
     /// The pipeline is about to deliver `response`'s body.
     func responseDelivered(_ response: HTTPResponse) {
+        delivered.withLock { $0 = response }
         let handlers = responseHandlers.withLock { $0 }
         for (queue, handler) in handlers { queue.async { handler(response) } }
     }
