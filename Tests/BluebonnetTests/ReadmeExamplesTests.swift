@@ -32,6 +32,10 @@ struct BearerToken: RequestInterceptor {
     }
 }
 
+struct Tick: Decodable, Sendable {
+    let price: Double
+}
+
 /// README sample 2.
 func readmeExample2() async throws {
     let session = Session()
@@ -247,6 +251,68 @@ func readmeExample17() async throws {
 
 /// README sample 18.
 func readmeExample18() async throws {
+    // Closures: each part on the queue (default: the session's serial queue), one at a time.
+    Session.default.streamRequest("https://example.com/large.bin")
+        .validate()
+        .responseStream { stream in
+            switch stream.event {
+            case .stream(.success(let data)):
+                print("got", data.count, "bytes")   // `stream.cancel()` stops the request
+            case .complete(let completion):
+                print("done:", completion.response?.statusCode ?? 0, completion.error.map { "\($0)" } ?? "whole body")
+            }
+        }
+
+    // async/await: leaving the loop or cancelling the task cancels the request.
+    var received = 0
+    for await stream in session.streamRequest("https://example.com/large.bin").streamTask().streamingData() {
+        switch stream.event {
+        case .stream(.success(let data)): received += data.count
+        case .complete(let completion):
+            if let error = completion.error { print("failed after", received, "bytes:", error) }
+        }
+    }
+}
+
+/// README sample 20.
+func readmeExample20() async throws {
+    // Values: each part decoded on its own, as Alamofire's DecodableStreamSerializer does. A part is
+    // one read from the connection, not one line: fine for small values sent one at a time; for
+    // newline-delimited JSON, stream the Data and split it yourself.
+    for await stream in session.streamRequest("https://api.example.com/ticks").streamTask().streamingDecodables(Tick.self) {
+        if let tick = stream.value { print(tick.price) }
+    }
+}
+
+/// README sample 21.
+func readmeExample21() async throws {
+    let downloaded = await session.request("https://example.com/large.bin")
+        .downloadProgress { progress in
+            // totalUnitCount is -1 while unknown (chunked); the last value has it.
+            print(Int(progress.fractionCompleted * 100), "%", progress.completedUnitCount, "of", progress.totalUnitCount)
+        }
+        .serializingData()
+        .response
+    print(downloaded.data?.count ?? 0)
+
+    var upload = try HTTPRequest(url: "https://httpbin.org/post", method: .post)
+    upload.body = Data(count: 1 << 20)
+    let sent = await session.request(upload)
+        .uploadProgress { print("sent", $0.completedUnitCount, "of", $0.totalUnitCount) }
+        .serializingData()
+        .response
+    print(sent.response?.statusCode ?? 0)
+
+    // As an async sequence that ends with the request.
+    let watched = session.request("https://example.com/large.bin")
+    let values = watched.downloadProgress()
+    let body = watched.serializingData()
+    for await progress in values { print(progress) }
+    print(try await body.value.count)
+}
+
+/// README sample 22.
+func readmeExample22() async throws {
     var configuration = SessionConfiguration()
     // Timeouts are `Duration`s; each failure says which one expired.
     configuration.timeouts.connect = .seconds(5)
@@ -273,16 +339,16 @@ func readmeExample18() async throws {
     await configured.shutdown()
 }
 
-/// README sample 19.
-func readmeExample19() async throws {
+/// README sample 23.
+func readmeExample23() async throws {
     let shortLived = Session()
     let page = try await shortLived.request("https://example.com/").serializingString().value
     print(page.count)
     await shortLived.shutdown()
 }
 
-/// README sample 20.
-func readmeExample20(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 24.
+func readmeExample24(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     // Encode a request: validated before a byte is written (CR/LF/NUL injection is a typed error).
     var out = ByteBuffer()
     try RequestEncoder.encodeHead(
@@ -304,8 +370,8 @@ func readmeExample20(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     }
 }
 
-/// README sample 21.
-func readmeExample21(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 25.
+func readmeExample25(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     let decoder = try ContentDecoder(contentEncoding: "gzip")   // limits: DecompressionLimits.default
     var decoded = ByteBuffer()
     try decoder.decode(part, into: &decoded)
