@@ -35,7 +35,8 @@ import Synchronization
 ///   timeout) is the ``Completion/error``, after those parts: a stream never just ends short.
 /// - A stream read to its end returns its connection to the pool; a cancelled one closes it.
 /// - Event monitors see the request as the ``DataRequest`` that runs it (same ``id``), with a nil
-///   `data`.
+///   `data`; `didReceiveResponse` and `didValidateRequest` come before the transaction's
+///   `didFinishTransaction`, since they happen on the head while the body streams.
 ///
 /// Handlers added after parts were delivered miss those parts; add them before the request starts.
 public final class DataStreamRequest: Sendable {
