@@ -123,11 +123,14 @@ struct StreamingTests {
     /// A consumer that always lets the buffer fill before it takes anything: reading stops at the
     /// high-water mark every time, so the most ever held is the mark plus one read (64 KiB), not
     /// the 64 MiB body; the body is still byte-exact.
-    @Test func slowConsumerHoldsNoMoreThanTheHighWaterMark() async throws {
-        try await withTestServer(.nginx(tls: false)) { server in
-            let session = Session()
+    /// Over HTTPS too: the TLS engine's decrypted bytes stop with the socket's.
+    @Test(arguments: [false, true])
+    func slowConsumerHoldsNoMoreThanTheHighWaterMark(tls: Bool) async throws {
+        try await withTestServer(.nginx(tls: tls)) { server in
+            let session = Session(configuration: try TestCertificates.sessionConfiguration())
             let expected = try Self.fileDigest(server, "64m.bin")
-            let request = session.streamRequest("\(server.baseURL.absoluteString)/64m.bin")
+            let base = tls ? try #require(server.tlsBaseURL).absoluteString : server.baseURL.absoluteString
+            let request = session.streamRequest("\(base)/64m.bin")
             let channel = request.streaming.channel
             let hasher = StreamingSHA256()
             var iterator = request.streamTask().streamingData().makeAsyncIterator()
