@@ -20,6 +20,7 @@ APT_PACKAGES=(
   wrk             # throughput harness: the small-request reference (scripts/throughput.sh)
   gcc             # throughput harness: `cc` builds the C reference client (Benchmarks/cref/cref.c)
   util-linux      # throughput harness: `unshare` gives the URLSession worker the test CA (Benchmarks/README.md)
+  curl            # integration tests: a request's cURLDescription is run for real (CURLDescriptionRunTests)
 )
 
 SUDO=""

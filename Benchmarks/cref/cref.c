@@ -286,7 +286,7 @@ static int exchange(void) {
     } else if (content_length > 0) {
         ok = body_exact((size_t)content_length);
     }
-    if (memory && mem_cap > 64 << 20) { /* a client hands the body over and lets it go */
+    if (memory) { /* a client hands every body over and lets it go: no buffer reused across responses */
         free(mem);
         mem = NULL;
         mem_cap = 0;

@@ -37,6 +37,9 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /echo                                | 200 JSON {"method", "target", "version", "headers": [[name, value], ...], "body_length", "body_sha256"}, keep-alive |
 | /redirect?to=URL&status=S            | S (default 302) with `Location: URL`, empty body |
 | /status/S                            | status S with a short text body (none for 1xx/204/304) |
+| /early-hints?count=N                 | N (default 1, at most 10) `103 Early Hints` heads, each with its own `Link` field, then 200 "ok", keep-alive |
+| /trailers                            | 200 chunked "first second " with `Trailer: X-Checksum, X-Count` and those two trailer fields after the last chunk, keep-alive |
+| /latin1                              | 200 "ok" with obs-text: `X-Latin1: caf\\xe9 na\\xefve` (ISO-8859-1 bytes E9, EF: not UTF-8), `X-UTF8: caf\\xc3\\xa9` (the UTF-8 of "café"), `X-Ascii: plain`, keep-alive |
 | anything else                        | 404 |
 
 Malformed requests get 400 and a close. The RST/FIN-after-ACK paths wait (bounded, 2 s) until the
@@ -410,6 +413,26 @@ class Connection:
         elif p == "/redirect":
             status = req.int_arg("status", 302)
             await self.respond(req, status, headers=[("Location", req.query.get("to", "/"))], close=close)
+        elif p == "/early-hints":
+            # RFC 8297: informational heads before the final one; a client skips or keeps them.
+            count = min(10, max(0, req.int_arg("count", 1)))
+            for i in range(count):
+                self.writer.write(self.head(103, [("Link", f"</style{i}.css>; rel=preload; as=style")]))
+            await self.respond(req, 200, b"ok", close=close)
+        elif p == "/trailers":
+            # RFC 9112 §7.1.2: fields after the last chunk, announced by Trailer (RFC 9110 §6.6.2).
+            out = self.head(200, [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked"),
+                                  ("Trailer", "X-Checksum, X-Count")], close=close)
+            if req.method != "HEAD":
+                for part in (b"first ", b"second "):
+                    out += b"%x\r\n%s\r\n" % (len(part), part)
+                out += b"0\r\nX-Checksum: 5ca1ab1e\r\nX-Count: 2\r\n\r\n"
+            self.writer.write(out)
+            await self.writer.drain()
+        elif p == "/latin1":
+            # obs-text (RFC 9110 §5.5): head() writes latin-1, so each str char below is one byte.
+            await self.respond(req, 200, b"ok", headers=[
+                ("X-Latin1", "caf\xe9 na\xefve"), ("X-UTF8", "caf\xc3\xa9"), ("X-Ascii", "plain")], close=close)
         elif p.startswith("/status/"):
             try:
                 status = int(p[len("/status/"):])

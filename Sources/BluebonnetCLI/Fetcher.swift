@@ -28,10 +28,16 @@ final class Fetcher: Fetching {
         }
         let request = HTTPRequest(
             url: url, method: HTTPMethod(rawValue: job.method), headers: headers, body: job.body.map { Data($0) })
-        if let path = job.outputFile {
-            return await fetch(job, request, toFile: path)
+        let session: Session
+        do {
+            session = try self.session(for: job)
+        } catch {
+            return FetchOutcome(url: job.url, error: FetchError(.invalidURL, "-x \(job.proxy ?? ""): \(error)"))
         }
-        let dataRequest = session(for: job).request(request)
+        if let path = job.outputFile {
+            return await fetch(job, request, on: session, toFile: path)
+        }
+        let dataRequest = session.request(request)
         if let progress = job.progress {
             dataRequest.downloadProgress { progress($0.completedUnitCount, $0.totalUnitCount >= 0 ? $0.totalUnitCount : nil) }
         }
@@ -70,16 +76,13 @@ final class Fetcher: Fetching {
             }
             let body = data.map { Array($0) } ?? []
             job.progress?(Int64(body.count), head.expectedContentLength)
-            return FetchOutcome(
-                url: job.url, status: head.statusCode, reason: head.reason, version: head.version.description,
-                headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
-                redirects: redirects, metrics: metrics)
+            return Self.outcome(job.url, head, redirects: redirects, metrics: metrics, body: body)
         }
     }
 
     /// Streams the response into a temporary file beside `path` and renames it over `path` once
     /// the whole body arrived (any status, as curl does); any failure removes the temporary file.
-    private func fetch(_ job: FetchJob, _ request: HTTPRequest, toFile path: String) async -> FetchOutcome {
+    private func fetch(_ job: FetchJob, _ request: HTTPRequest, on session: Session, toFile path: String) async -> FetchOutcome {
         let target = URL(fileURLWithPath: path)
         let temporary = target.deletingLastPathComponent()
             .appendingPathComponent(".\(target.lastPathComponent).bluebonnet-\(UUID().uuidString).part")
@@ -88,7 +91,7 @@ final class Fetcher: Fetching {
         else {
             return FetchOutcome(url: job.url, error: FetchError(.io, "cannot create a file beside \(path)"))
         }
-        let streamRequest = session(for: job).streamRequest(request)
+        let streamRequest = session.streamRequest(request)
         if let progress = job.progress {
             streamRequest.downloadProgress { progress($0.completedUnitCount, $0.totalUnitCount >= 0 ? $0.totalUnitCount : nil) }
         }
@@ -111,10 +114,7 @@ final class Fetcher: Fetching {
         func writeHead(_ response: HTTPResponse?) throws {
             guard !wroteHead, let response else { return }
             wroteHead = true
-            let head = CLI.head(of: FetchOutcome(
-                url: job.url, status: response.statusCode, reason: response.reason, version: response.version.description,
-                headers: response.headers.map { (name: $0.name, value: $0.value) }, body: []))
-            try handle.write(contentsOf: Array(head.utf8))
+            try handle.write(contentsOf: Array(CLI.head(of: Self.outcome(job.url, response, redirects: 0, metrics: FetchMetrics())).utf8))
         }
         for await stream in streamRequest.streamTask().streamingData() {
             switch stream.event {
@@ -130,9 +130,13 @@ final class Fetcher: Fetching {
                 }
             case .complete(let done):
                 completion = done
-                if writeError == nil, done.error == nil {
+                if writeError == nil, done.error == nil, let response = done.response {
                     do {
-                        try writeHead(done.response)
+                        try writeHead(response)
+                        if job.includeHeadInOutputFile {
+                            let trailers = CLI.trailers(of: Self.outcome(job.url, response, redirects: 0, metrics: FetchMetrics()))
+                            try handle.write(contentsOf: Array(trailers.utf8))
+                        }
                     } catch {
                         writeError = FetchError(.io, "writing \(path): \(error)")
                     }
@@ -166,14 +170,26 @@ final class Fetcher: Fetching {
             try? FileManager.default.removeItem(at: temporary)
             return FetchOutcome(url: job.url, error: failure, redirects: redirects, metrics: metrics)
         }
-        let head = completion?.response
-        var outcome = FetchOutcome(
-            url: job.url, status: head?.statusCode ?? 0, reason: head?.reason ?? "", version: head?.version.description ?? "",
-            headers: head?.headers.map { (name: $0.name, value: $0.value) } ?? [], body: [],
-            redirects: redirects, metrics: metrics)
+        guard let head = completion?.response else {
+            return FetchOutcome(url: job.url, error: FetchError(.other, "no response and no error"), redirects: redirects, metrics: metrics)
+        }
+        var outcome = Self.outcome(job.url, head, redirects: redirects, metrics: metrics)
         outcome.bodyFile = path
         outcome.fileBodyLength = written
         return outcome
+    }
+
+    /// A response's outcome without its body: head, 1xx heads and trailers.
+    static func outcome(_ url: String, _ head: HTTPResponse, redirects: Int, metrics: FetchMetrics, body: [UInt8] = []) -> FetchOutcome {
+        FetchOutcome(
+            url: url, status: head.statusCode, reason: head.reason, version: head.version.description,
+            headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
+            redirects: redirects, metrics: metrics,
+            informational: head.informationalResponses.map {
+                InformationalHead(status: $0.statusCode, reason: $0.reason, version: $0.version.description,
+                                  headers: $0.headers.map { (name: $0.name, value: $0.value) })
+            },
+            trailers: head.trailers?.map { (name: $0.name, value: $0.value) } ?? [])
     }
 
     func shutdown() async {
@@ -183,16 +199,17 @@ final class Fetcher: Fetching {
 
     // MARK: The session
 
-    private func session(for job: FetchJob) -> Session {
-        session.withLock { session in
+    /// The run's session; throws when `-x` names a proxy that cannot be used.
+    private func session(for job: FetchJob) throws -> Session {
+        try session.withLock { session in
             if let session { return session }
-            let made = Self.makeSession(for: job)
+            let made = try Self.makeSession(for: job)
             session = made
             return made
         }
     }
 
-    private static func makeSession(for job: FetchJob) -> Session {
+    private static func makeSession(for job: FetchJob) throws -> Session {
         var configuration = SessionConfiguration()
         for name in job.removedHeaders {
             configuration.headers.remove(name: name)
@@ -209,7 +226,13 @@ final class Fetcher: Fetching {
             configuration.timeouts.connect = min(configuration.timeouts.connect, limit)
             configuration.timeouts.tlsHandshake = min(configuration.timeouts.tlsHandshake, limit)
         }
+        if let proxy = job.proxy {
+            // An https:// proxy's own certificate is checked as --cacert/--insecure say.
+            configuration.proxy = try .url(proxy, noProxy: .init(job.noProxy ?? ""), tls: configuration.tls)
+        }
         configuration.redirectPolicy.maximumRedirects = job.maxRedirects ?? Int.max
+        // curl sends what it is given: `-X GET -d …` is a GET with a body.
+        configuration.allowsGETRequestBodies = true
         // The body's size is bounded by memory for a CLI, not by a library default for services.
         configuration.maximumResponseBodyBytes = Int.max
         return Session(
@@ -288,6 +311,11 @@ final class Fetcher: Fetching {
             ("TransportError.poolWaitTimeout", .timeout),
             ("TransportError.tls", .tls),
             ("TransportError.invalidEndpoint", .invalidURL),
+            // The proxy refused the CONNECT tunnel (403, 407…): no connection to the origin.
+            ("TransportError.proxyAuthenticationRequired", .connect),
+            ("TransportError.proxyRefused", .connect),
+            ("TransportError.proxyProtocolError", .protocol),
+            ("ProxyConfigurationError", .invalidURL),
             ("TransportError.cancelled", .cancelled),
             ("TransportError.poolShutDown", .cancelled),
             ("TransportError.eventLoopShutDown", .cancelled),

@@ -172,6 +172,7 @@ public enum CLI {
                 do {
                     if options.include { try destination.write(Array(head(of: reported).utf8)) }
                     try destination.write(reported.body)
+                    if options.include { try destination.write(Array(trailers(of: reported).utf8)) }
                 } catch {
                     reported = FetchOutcome(url: url, error: FetchError(.io, "writing the body: \(error)"))
                 }
@@ -188,14 +189,30 @@ public enum CLI {
     }
 
     /// The status line and headers as `--include` prints them, CRLF-terminated as on the wire,
-    /// ending with the empty line.
+    /// ending with the empty line; informational (1xx) heads first, each the same way, as curl
+    /// prints them.
     public static func head(of outcome: FetchOutcome) -> String {
-        var text = "\(outcome.version) \(outcome.status ?? 0)"
-        if !outcome.reason.isEmpty { text += " \(outcome.reason)" }
+        var text = ""
+        for informational in outcome.informational {
+            text += head(version: informational.version, status: informational.status, reason: informational.reason,
+                         headers: informational.headers)
+        }
+        return text + head(version: outcome.version, status: outcome.status ?? 0, reason: outcome.reason, headers: outcome.headers)
+    }
+
+    private static func head(version: String, status: Int, reason: String, headers: [(name: String, value: String)]) -> String {
+        var text = "\(version) \(status)"
+        if !reason.isEmpty { text += " \(reason)" }
         text += "\r\n"
-        for header in outcome.headers {
+        for header in headers {
             text += "\(header.name): \(header.value)\r\n"
         }
         return text + "\r\n"
+    }
+
+    /// The trailer fields as `--include` prints them after the body: one CRLF-terminated line
+    /// each, no empty line after (curl 7.88's `-i` output); empty when there are none.
+    public static func trailers(of outcome: FetchOutcome) -> String {
+        outcome.trailers.map { "\($0.name): \($0.value)\r\n" }.joined()
     }
 }

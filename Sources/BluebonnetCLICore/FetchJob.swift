@@ -23,6 +23,10 @@ public struct FetchJob: Sendable {
     public var insecure: Bool
     /// A limit on the whole transfer in seconds (`--timeout`); nil for the library's defaults.
     public var timeout: Double?
+    /// The proxy URL (`-x`), nil for none.
+    public var proxy: String?
+    /// Hosts that bypass the proxy (`--noproxy`), nil for none.
+    public var noProxy: String?
     /// Called as body bytes arrive: bytes received so far and the expected total when known.
     public var progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
     /// The `-o FILE` for this URL, if any. A fetcher may stream the body into it itself — through
@@ -46,6 +50,8 @@ public struct FetchJob: Sendable {
         caCertPath: String? = nil,
         insecure: Bool = false,
         timeout: Double? = nil,
+        proxy: String? = nil,
+        noProxy: String? = nil,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         outputFile: String? = nil,
         includeHeadInOutputFile: Bool = false
@@ -62,6 +68,8 @@ public struct FetchJob: Sendable {
         self.caCertPath = caCertPath
         self.insecure = insecure
         self.timeout = timeout
+        self.proxy = proxy
+        self.noProxy = noProxy
         self.progress = progress
     }
 }

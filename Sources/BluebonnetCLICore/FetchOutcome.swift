@@ -71,6 +71,27 @@ public struct FetchMetrics: Sendable, Equatable {
     }
 }
 
+/// An informational (1xx) response head that came before the final response (`103 Early Hints`,
+/// `100 Continue`): `--include` prints it before the final head, as curl does.
+public struct InformationalHead: Sendable {
+    /// The status code, 100–199.
+    public var status: Int
+    /// The reason phrase, as received.
+    public var reason: String
+    /// The version, e.g. `HTTP/1.1`.
+    public var version: String
+    /// The header fields in wire order.
+    public var headers: [(name: String, value: String)]
+
+    /// A head.
+    public init(status: Int, reason: String, version: String, headers: [(name: String, value: String)]) {
+        self.status = status
+        self.reason = reason
+        self.version = version
+        self.headers = headers
+    }
+}
+
 /// What became of one URL: a response (any status) or an error.
 public struct FetchOutcome: Sendable {
     /// The URL as the job gave it.
@@ -85,6 +106,10 @@ public struct FetchOutcome: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body after transfer and content decoding (empty when it went to ``bodyFile``).
     public var body: [UInt8]
+    /// The informational (1xx) heads before the final response, in order (not in the JSON).
+    public var informational: [InformationalHead] = []
+    /// The trailer fields after a chunked body, in order (not in the JSON).
+    public var trailers: [(name: String, value: String)] = []
     /// Where the fetcher wrote the body itself (the job's `outputFile`, complete), or nil when
     /// the body is in ``body``.
     public var bodyFile: String?
@@ -102,8 +127,11 @@ public struct FetchOutcome: Sendable {
     /// A response.
     public init(url: String, status: Int, reason: String, version: String,
                 headers: [(name: String, value: String)], body: [UInt8], redirects: Int = 0,
-                metrics: FetchMetrics = FetchMetrics()) {
+                metrics: FetchMetrics = FetchMetrics(), informational: [InformationalHead] = [],
+                trailers: [(name: String, value: String)] = []) {
         self.url = url
+        self.informational = informational
+        self.trailers = trailers
         self.status = status
         self.reason = reason
         self.version = version

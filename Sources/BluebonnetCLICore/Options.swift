@@ -47,6 +47,14 @@ struct Options: ParsableCommand {
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate.")
     var insecure = false
 
+    @Option(name: [.customShort("x"), .customLong("proxy")],
+            help: ArgumentHelp("Send every request through this HTTP proxy: [http[s]://][user:password@]host[:port] (port 1080 by default). http URLs go in absolute-form, https URLs through a CONNECT tunnel. The *_proxy environment variables are not read.", valueName: "URL"))
+    var proxy: String?
+
+    @Option(name: .customLong("noproxy"), parsing: .unconditional,
+            help: ArgumentHelp("Comma-separated hosts that bypass the proxy (curl's rules: a domain covers its subdomains, '*' covers all, IP ranges as CIDR).", valueName: "LIST"))
+    var noProxy: String?
+
     @Option(name: [.customLong("timeout"), .customShort("m"), .customLong("max-time")], parsing: .unconditional,
             help: ArgumentHelp("Give up on a URL after this many seconds (decimals allowed).", valueName: "SECONDS"))
     var timeout: Double?

@@ -19,6 +19,10 @@ struct RequestPlan: Equatable {
     var caCertPath: String?
     var insecure: Bool
     var timeout: Double?
+    /// `-x`: the proxy URL, as given (parsed by the library when the session is made).
+    var proxy: String?
+    /// `--noproxy`: hosts that bypass the proxy.
+    var noProxy: String?
     /// The Nth file is for the Nth URL; URLs past the list write to standard output.
     var outputFiles: [String]
 
@@ -119,6 +123,20 @@ struct RequestPlan: Equatable {
         }
         timeout = options.timeout
 
+        for (option, value) in [("-x", options.proxy), ("--noproxy", options.noProxy)] {
+            if let value, value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                throw UsageError("\(option): may not contain control characters (CR, LF, NUL…): \(value.debugDescription)")
+            }
+        }
+        if let proxy = options.proxy {
+            guard !proxy.isEmpty else { throw UsageError("-x: expected a proxy URL") }
+            if let scheme = proxy.range(of: "://").map({ proxy[..<$0.lowerBound].lowercased() }), scheme != "http", scheme != "https" {
+                throw UsageError("-x \(proxy): only http:// and https:// proxies are supported")
+            }
+        }
+        self.proxy = options.proxy
+        noProxy = options.noProxy
+
         if options.output.count > max(options.urls.count, 1) {
             throw UsageError("more -o files (\(options.output.count)) than URLs (\(options.urls.count))")
         }
@@ -133,8 +151,8 @@ struct RequestPlan: Equatable {
             url: Self.withScheme(url), method: method,
             headers: headers.map { (name: $0.name, value: $0.value) }, removedHeaders: removedHeaders,
             body: body, followRedirects: followRedirects, maxRedirects: maxRedirects,
-            caCertPath: caCertPath, insecure: insecure, timeout: timeout, progress: progress,
-            outputFile: outputFile, includeHeadInOutputFile: includeHead
+            caCertPath: caCertPath, insecure: insecure, timeout: timeout, proxy: proxy, noProxy: noProxy,
+            progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead
         )
     }
 

@@ -115,6 +115,20 @@ public struct ByteBuffer: Sendable {
         _writer = readable
     }
 
+    /// Hands over the readable bytes and the object that keeps them alive, without copying, and
+    /// leaves this buffer empty — when this buffer is the only owner of its storage. Nil (and the
+    /// buffer unchanged) when the storage is shared: then nobody may write through the pointer.
+    ///
+    /// For adapters that wrap the bytes in another container (Foundation's `Data`) with a custom
+    /// deallocator that holds `owner`.
+    package mutating func takeUniquelyOwnedReadableBytes() -> (bytes: UnsafeMutableRawBufferPointer, owner: AnyObject & Sendable)? {
+        guard _storage.capacity > 0, isKnownUniquelyReferenced(&_storage) else { return nil }
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_reader..<_writer])
+        let owner = _storage
+        self = ByteBuffer()
+        return (bytes, owner)
+    }
+
     /// Appends `bytes` at the writer index.
     @inlinable
     public mutating func writeBytes(_ bytes: some Sequence<UInt8>) {

@@ -51,6 +51,11 @@ public final class TestServer: Sendable {
         /// ...). stdin is /dev/null, so pass a mode that does not need a terminal (`-www`,
         /// `-WWW`, `-rev`); don't pass `-quiet`, which hides the `ACCEPT` line readiness needs.
         case opensslServer([String])
+        /// `Fixtures/servers/proxy_server.py` with these arguments (`--auth U:P`,
+        /// `--refuse-connect 407`, `--tls-origin CERT KEY`…): an HTTP proxy logging every request
+        /// line to ``TestServer/proxyLogPath``; with `--tls-origin`, ``TestServer/tlsPort`` is its
+        /// HTTPS echo origin.
+        case proxy([String])
 
         public var description: String {
             switch self {
@@ -59,6 +64,7 @@ public final class TestServer: Sendable {
             case .httpbin: "httpbin"
             case .replay: "replay server"
             case .opensslServer: "openssl s_server"
+            case .proxy: "proxy fixture"
             }
         }
     }
@@ -95,6 +101,12 @@ public final class TestServer: Sendable {
     public var unixSocketPath: String? {
         guard case .faultServer = kind else { return nil }
         return directory.appendingPathComponent("fault.sock").path
+    }
+
+    /// The proxy fixture's request log (one JSON object per line), or nil for other kinds.
+    public var proxyLogPath: String? {
+        guard case .proxy = kind else { return nil }
+        return directory.appendingPathComponent("proxy-log.jsonl").path
     }
 
     /// `http://host:port` (for `openssl s_server`, `https://`).
@@ -184,6 +196,20 @@ public final class TestServer: Sendable {
                 portAfter("ACCEPT 127.0.0.1:", in: line)
             }
             return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
+
+        case .proxy(let arguments):
+            let script = try FixturePaths.fixture("servers/proxy_server.py")
+            let python = try program("python3", setupHint: "installs python3")
+            let log = directory.appendingPathComponent("proxy-log.jsonl").path
+            let child = try Child.spawn(python, [script.path, "--port", "0", "--log", log] + arguments, logs: directory)
+            var origin: Int?
+            let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
+                guard line.hasPrefix("LISTENING ") else { return nil }
+                let words = line.split(separator: " ")
+                if words.count == 4, words[2] == "ORIGIN" { origin = Int(words[3]) }
+                return Int(words[1])
+            }
+            return TestServer(kind: kind, port: port, tlsPort: origin, pid: child.pid, directory: directory, docroot: nil)
 
         case .nginx(let tls):
             return try startNginx(tls: tls, in: directory, deadline: deadline)
@@ -330,6 +356,7 @@ public final class TestServer: Sendable {
         case .httpbin: tag = "httpbin"
         case .replay: tag = "replay"
         case .opensslServer: tag = "openssl"
+        case .proxy: tag = "proxy"
         }
         var template = Array((NSTemporaryDirectory() + "/bluebonnet-\(tag)-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {

@@ -13,6 +13,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         private enum Code: String, Hashable, Sendable {
             case dnsFailed, connectFailed, connectTimeout, tlsHandshakeTimeout, tls, io, connectionClosed
             case poolShutDown, poolWaitTimeout, tooManyWaiters, cancelled, invalidEndpoint, eventLoopShutDown
+            case proxyAuthenticationRequired, proxyRefused, proxyProtocolError, proxyTimeout
         }
 
         private let code: Code
@@ -47,8 +48,21 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         /// The event loop the connection was to live on has shut down.
         public static let eventLoopShutDown = Kind(.eventLoopShutDown)
         /// The endpoint cannot be connected to as given (port out of range, Unix path too long,
-        /// TLS over a Unix socket without a server name…); see ``TransportError/message``.
+        /// TLS over a Unix socket without a server name, an unusable proxy…); see
+        /// ``TransportError/message``.
         public static let invalidEndpoint = Kind(.invalidEndpoint)
+        /// The proxy answered `CONNECT` with `407 Proxy Authentication Required` (RFC 9110
+        /// §15.5.8): credentials missing or refused. ``TransportError/proxyStatus`` is 407.
+        public static let proxyAuthenticationRequired = Kind(.proxyAuthenticationRequired)
+        /// The proxy answered `CONNECT` with another non-2xx status (403, 502…), which
+        /// ``TransportError/proxyStatus`` holds; its reason phrase is in ``TransportError/message``.
+        /// The answer's body is never handed on as the origin's response.
+        public static let proxyRefused = Kind(.proxyRefused)
+        /// The proxy's answer to `CONNECT` was not valid HTTP, or the proxy closed before answering;
+        /// see ``TransportError/message``.
+        public static let proxyProtocolError = Kind(.proxyProtocolError)
+        /// The proxy did not answer `CONNECT` within ``ConnectTimeouts/connect``.
+        public static let proxyTimeout = Kind(.proxyTimeout)
 
         /// The kind's name, e.g. `connectTimeout`.
         public var description: String { code.rawValue }
@@ -83,10 +97,13 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     public let attempts: [Attempt]
     /// More words about what happened (may be empty).
     public let message: String
+    /// For ``Kind/proxyAuthenticationRequired`` and ``Kind/proxyRefused``: the status the proxy
+    /// answered `CONNECT` with.
+    public let proxyStatus: Int?
 
     private init(
         _ kind: Kind, dns: DNSError? = nil, io: IOError? = nil, tls: TLSError? = nil, attempts: [Attempt] = [],
-        message: String = ""
+        message: String = "", proxyStatus: Int? = nil
     ) {
         self.kind = kind
         self.dnsError = dns
@@ -94,6 +111,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         self.tlsError = tls
         self.attempts = attempts
         self.message = message
+        self.proxyStatus = proxyStatus
     }
 
     /// The error of the layer below, if any: a ``DNSError``, ``IOError`` or ``TLSError``.
@@ -132,11 +150,23 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         TransportError(.invalidEndpoint, message: message)
     }
 
+    /// The proxy answered `CONNECT` with the non-2xx `status` and `reason`: kind
+    /// ``Kind/proxyAuthenticationRequired`` for 407, ``Kind/proxyRefused`` otherwise.
+    public static func proxyRefused(status: Int, reason: String) -> TransportError {
+        TransportError(status == 407 ? .proxyAuthenticationRequired : .proxyRefused, message: reason, proxyStatus: status)
+    }
+    /// The proxy's answer to `CONNECT` was not usable; `message` says why.
+    public static func proxyProtocolError(_ message: String) -> TransportError {
+        TransportError(.proxyProtocolError, message: message)
+    }
+    /// The proxy did not answer `CONNECT` in time.
+    public static let proxyTimeout = TransportError(.proxyTimeout, message: "no answer to CONNECT from the proxy")
+
     /// Equal kinds and equal details (TLS errors compare by kind and message).
     public static func == (lhs: TransportError, rhs: TransportError) -> Bool {
         lhs.kind == rhs.kind && lhs.dnsError == rhs.dnsError && lhs.ioError == rhs.ioError
             && lhs.tlsError?.kind == rhs.tlsError?.kind && lhs.tlsError?.message == rhs.tlsError?.message
-            && lhs.attempts == rhs.attempts && lhs.message == rhs.message
+            && lhs.attempts == rhs.attempts && lhs.message == rhs.message && lhs.proxyStatus == rhs.proxyStatus
     }
 
     /// Hashes the kind and the lower layer's error code.
@@ -150,6 +180,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     /// One line: the kind and what the layer below said.
     public var description: String {
         var text = "TransportError.\(kind)"
+        if let proxyStatus { text += ": the proxy answered CONNECT with \(proxyStatus)" }
         if let dnsError { text += ": \(dnsError)" }
         if let tlsError { text += ": \(tlsError)" }
         if !attempts.isEmpty {

@@ -31,6 +31,52 @@ import Testing
         #expect(help.stdoutText.contains("--max-redirs"))
     }
 
+    // MARK: Proxy (-x, --noproxy)
+
+    /// The proxy fixture's log: the request targets it saw, in order.
+    static func proxyTargets(_ proxy: TestServer) throws -> [String] {
+        let path = try #require(proxy.proxyLogPath)
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return object?["target"] as? String ?? "?"
+        }
+    }
+
+    /// `-x` sends http URLs to the proxy in absolute-form (the JSON line is unchanged in shape);
+    /// `--noproxy` sends the listed hosts direct.
+    @Test func proxyOptionRoutesThroughTheProxyAndNoProxyBypassesIt() async throws {
+        try await withTestServer(.proxy([])) { proxy in
+            try await withTestServer(.faultServer) { origin in
+                let url = "http://127.0.0.1:\(origin.port)/ok?size=3"
+                let run = try await CLIBinary.run(["--json", "-x", "127.0.0.1:\(proxy.port)", url])
+                #expect(run.status == 0, "\(run)")
+                #expect(run.jsonLines.first?["status"] as? Int == 200)
+                #expect(run.jsonLines.first?["url"] as? String == url)
+                #expect(run.jsonLines.first.map { Set($0.keys) } == ["url", "status", "reason", "version", "headers", "body_base64",
+                                                                     "body_length", "redirects", "metrics", "error"])
+                #expect(try Self.proxyTargets(proxy) == [url])
+                let direct = try await CLIBinary.run(["--json", "-x", "127.0.0.1:\(proxy.port)", "--noproxy", "127.0.0.1", url])
+                #expect(direct.status == 0, "\(direct)")
+                #expect(try Self.proxyTargets(proxy) == [url], "the second run went direct")
+            }
+        }
+    }
+
+    /// A proxy that refuses CONNECT is a `connect` failure; a proxy URL that cannot be used is `invalid_url`.
+    @Test func aRefusedTunnelIsAConnectErrorAndABadProxyIsInvalidURL() async throws {
+        try await withTestServer(.proxy(["--refuse-connect", "407"])) { proxy in
+            let run = try await CLIBinary.run(["--json", "-x", "http://127.0.0.1:\(proxy.port)", "https://localhost:9/"])
+            #expect(run.status == 1, "\(run)")
+            let error = run.jsonLines.first?["error"] as? [String: Any]
+            #expect(error?["kind"] as? String == "connect", "\(run)")
+            #expect((error?["message"] as? String)?.contains("407") == true, "\(run)")
+        }
+        let bad = try await CLIBinary.run(["--json", "-x", "http://proxy:99999", "http://127.0.0.1:9/"])
+        #expect(bad.status == 1, "\(bad)")
+        #expect((bad.jsonLines.first?["error"] as? [String: Any])?["kind"] as? String == "invalid_url", "\(bad)")
+    }
+
     @Test func anInvalidURLIsAJSONLineWithKindInvalidURLAndExitOne() async throws {
         let run = try await CLIBinary.run(["--json", "ftp://127.0.0.1/x"])
         #expect(run.status == 1, "\(run)")
@@ -161,6 +207,17 @@ import Testing
         }
     }
 
+    /// curl sends a body with `-X GET -d …`; so does the CLI (the library refuses one by default).
+    @Test func getWithDataSendsTheBodyAsCurlDoes() async throws {
+        try await withTestServer(.faultServer) { server in
+            let run = try await CLIBinary.run(["-X", "GET", "-d", "q=1", "\(server.baseURL)/echo"])
+            #expect(run.status == 0, "\(run)")
+            let echo = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
+            #expect(echo["method"] as? String == "GET")
+            #expect(echo["body_length"] as? Int == 3)
+        }
+    }
+
     @Test func anEmptyHeaderRemovesADefaultAndASemicolonSendsAnEmptyValue() async throws {
         try await withTestServer(.faultServer) { server in
             let url = "\(server.baseURL)/echo"
@@ -204,6 +261,21 @@ import Testing
             let run = try await CLIBinary.run(["-i", "\(server.baseURL)/ok"])
             #expect(run.status == 0, "\(run)")
             #expect(run.stdoutText == "HTTP/1.1 200 OK\r\nServer: bluebonnet-fault\r\nContent-Type: application/octet-stream\r\nContent-Length: 2\r\n\r\nok")
+        }
+    }
+
+    /// What curl 7.88's `-i` prints for the same URLs: 1xx heads before the final head, trailer
+    /// lines after the body.
+    @Test func includePrintsInformationalHeadsAndTrailersAsCurlDoes() async throws {
+        try await withTestServer(.faultServer) { server in
+            let hints = try await CLIBinary.run(["-i", "\(server.baseURL)/early-hints"])
+            #expect(hints.status == 0, "\(hints)")
+            #expect(hints.stdoutText == "HTTP/1.1 103 Early Hints\r\nServer: bluebonnet-fault\r\nLink: </style0.css>; rel=preload; as=style\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nServer: bluebonnet-fault\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 2\r\n\r\nok")
+            let trailers = try await CLIBinary.run(["-i", "\(server.baseURL)/trailers"])
+            #expect(trailers.status == 0, "\(trailers)")
+            #expect(trailers.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(trailers)")
+            #expect(trailers.stdoutText.hasSuffix("\r\n\r\nfirst second X-Checksum: 5ca1ab1e\r\nX-Count: 2\r\n"), "\(trailers)")
         }
     }
 

@@ -107,6 +107,23 @@ import Testing
         #expect(run.stdout == "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nnope")
     }
 
+    @Test func includePrintsInformationalHeadsFirstAndTrailersAfterTheBody() async {
+        var outcome = FakeFetcher.ok("http://h/t", "body", headers: [("Transfer-Encoding", "chunked")])
+        outcome.informational = [
+            InformationalHead(status: 103, reason: "Early Hints", version: "HTTP/1.1", headers: [("Link", "</a.css>; rel=preload")]),
+            InformationalHead(status: 100, reason: "", version: "HTTP/1.1", headers: []),
+        ]
+        outcome.trailers = [("X-Checksum", "1"), ("X-Count", "2")]
+        let fetcher = FakeFetcher(["http://h/t": outcome])
+        let run = await Run.cli(["-i", "http://h/t"], fetcher: fetcher)
+        #expect(run.stdout == "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 100\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nbodyX-Checksum: 1\r\nX-Count: 2\r\n")
+        let plain = await Run.cli(["http://h/t"], fetcher: fetcher)
+        #expect(plain.stdout == "body", "without --include, neither the heads nor the trailers")
+        let json = await Run.cli(["--json", "http://h/t"], fetcher: fetcher)
+        #expect(!json.stdout.contains("103") && !json.stdout.contains("X-Checksum"), "the --json shape is unchanged")
+    }
+
     @Test func includeWithAnEmptyReasonEndsTheStatusLineAtTheCode() {
         let outcome = FetchOutcome(url: "u", status: 599, reason: "", version: "HTTP/1.0", headers: [], body: [])
         #expect(CLI.head(of: outcome) == "HTTP/1.0 599\r\n\r\n")

@@ -34,6 +34,22 @@ import Testing
         #expect(plan.timeout == nil)
     }
 
+    @Test func proxyAndNoProxyArePassedToEveryJob() throws {
+        let plan = try plan(["-x", "http://u:p@proxy:3128", "--noproxy", "localhost,.internal"])
+        #expect(plan.proxy == "http://u:p@proxy:3128")
+        #expect(plan.noProxy == "localhost,.internal")
+        let job = plan.job(for: "http://h/", progress: nil)
+        #expect(job.proxy == "http://u:p@proxy:3128")
+        #expect(job.noProxy == "localhost,.internal")
+        #expect(try self.plan(["--proxy", "proxy:1"]).proxy == "proxy:1")
+        #expect(try self.plan([]).proxy == nil)
+    }
+
+    @Test(arguments: [["-x", "socks5://proxy:1080"], ["-x", ""], ["-x", "http://proxy\r\n:1"], ["--noproxy", "a\nb"]])
+    func badProxyOptionsAreUsageErrors(_ arguments: [String]) {
+        #expect(usageError(arguments) != nil)
+    }
+
     @Test func dataImpliesPostAndAFormContentType() throws {
         let plan = try plan(["-d", "a=1", "-d", "b=2"])
         #expect(plan.method == "POST")

@@ -7,8 +7,8 @@ import Testing
 
 /// Every certificate of `Fixtures/certs` served by `openssl s_server -www`, requested through a
 /// Session that trusts only the test CA: accepted or rejected as a browser would, and a rejection
-/// says why (`BluebonnetError.transportFailed` → `ExchangeError` → `TransportError.tls` →
-/// `TLSError.kind`).
+/// says why (`BluebonnetError.serverTrustEvaluationFailed(.defaultEvaluationFailed(host:error:))`
+/// → `ExchangeError` → `TransportError.tls` → `TLSError.kind`).
 @Suite(.timeLimit(.minutes(2)))
 struct CertificateMatrixTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -67,6 +67,14 @@ struct CertificateMatrixTests {
             let response = await session.request("https://\(testCase.host):\(server.port)/").serializingData().response
             if let expected = testCase.expected {
                 let error = try #require(response.error, "expected \(expected), got status \(String(describing: response.response?.statusCode))")
+                // Alamofire's phase for a certificate the client does not accept.
+                #expect(error.isServerTrustEvaluationError, "\(error)")
+                guard case .serverTrustEvaluationFailed(.defaultEvaluationFailed(let host, _)) = error else {
+                    Issue.record("expected defaultEvaluationFailed, got \(error)")
+                    return
+                }
+                #expect(host == testCase.host)
+                #expect(error.networkErrorKind == .tlsFailure)
                 #expect(error.exchangeError?.kind == .transport, "\(error)")
                 #expect(error.transportError?.kind == .tls, "\(error)")
                 #expect(error.tlsErrorKind == expected, "\(error)")
@@ -150,6 +158,7 @@ struct CertificateMatrixTests {
             let error = try #require(response.error, "the request succeeded without a client certificate")
             #expect(response.response == nil)
             #expect(error.tlsErrorKind == .badCertificate, "\(error)")
+            #expect(error.isTransportError, "the server refusing our certificate is not a server-trust failure: \(error)")
             await session.shutdown()
         }
     }

@@ -8,10 +8,15 @@ import FoundationEssentials
 // the test certificates, and bounded polling.
 
 extension BluebonnetError {
-    /// The HTTP/1 exchange's error under ``BluebonnetError/transportFailed(error:)``.
+    /// The HTTP/1 exchange's error under ``BluebonnetError/transportFailed(error:)`` or under
+    /// `.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host:error:))`.
     var exchangeError: ExchangeError? {
-        if case .transportFailed(let error) = self { return error as? ExchangeError }
-        return nil
+        switch self {
+        case .transportFailed(let error), .serverTrustEvaluationFailed(.defaultEvaluationFailed(_, let error?)):
+            return error as? ExchangeError
+        default:
+            return nil
+        }
     }
 
     /// The transport's error under the exchange's (a failed lease, TLS, I/O).

@@ -15,9 +15,38 @@ struct User: Codable, Sendable {
     let name: String
 }
 
+struct LinesSerializer: ResponseSerializer {
+    func serialize(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws -> [String] {
+        if let error { throw error }
+        guard let data, !data.isEmpty else {
+            guard emptyResponseAllowed(request: request, response: response) else {
+                throw BluebonnetError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
+            }
+            return []
+        }
+        return String(decoding: try dataPreprocessor.preprocess(data), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
+
 struct Login: Encodable, Sendable {
     let email: String
     let password: String
+}
+
+enum Router: URLRequestConvertible {
+    case user(id: Int)
+    case search(text: String)
+
+    func asURLRequest() throws -> HTTPRequest {
+        switch self {
+        case .user(let id):
+            return try HTTPRequest(url: "https://api.example.com/users/\(id)")
+        case .search(let text):
+            var request = try HTTPRequest(url: "https://api.example.com/search", method: .query, headers: [.contentType("text/plain")])
+            request.body = Data(text.utf8)
+            return request
+        }
+    }
 }
 
 struct ValidationFailure: Error {}
@@ -76,8 +105,35 @@ func readmeExample4() async throws {
         }
 }
 
-/// README sample 6.
-func readmeExample6() async throws {
+/// README sample 5.
+func readmeExample5() async throws {
+    // A DELETE that answers 200 with nothing; `Empty` is the value of an allowed empty body.
+    let deleted = await session.request("https://api.example.com/users/1", method: .delete)
+        .serializingDecodable(Empty.self, emptyResponseCodes: [200, 204])
+        .result
+    // JSON behind Google's `)]}',` guard line.
+    let feed = try await session.request("https://api.example.com/feed")
+        .serializingDecodable([User].self, dataPreprocessor: GoogleXSSIPreprocessor())
+        .value
+    print(deleted, feed.count)
+}
+
+/// README sample 7.
+func readmeExample7() async throws {
+    let lines = await session.request("https://example.com/robots.txt").serializingResponse(using: LinesSerializer()).response
+    let count = lines.map { $0.count }                      // DataResponse<Int, BluebonnetError>
+    let checked = lines.tryMap { lines -> Int in             // DataResponse<Int, any Error>
+        guard !lines.isEmpty else { throw ValidationFailure() }
+        return lines.count
+    }
+    session.request("https://example.com/robots.txt").response(responseSerializer: LinesSerializer()) { response in
+        print(response.value?.first ?? "-")
+    }
+    print(count.value ?? 0, checked.value ?? 0)
+}
+
+/// README sample 9.
+func readmeExample9() async throws {
     let login = Login(email: "test@test.test", password: "testPassword")
 
     // POST with a JSON body: {"email":"test@test.test","password":"testPassword"}
@@ -100,8 +156,8 @@ func readmeExample6() async throws {
     print(created, query, form, forcedQuery, arrays, sorted)
 }
 
-/// README sample 8.
-func readmeExample8() async throws {
+/// README sample 11.
+func readmeExample11() async throws {
     let parameters: Parameters = ["foo": "bar", "baz": ["a", 1], "qux": ["x": 1, "y": 2]]
     let legacyQuery = session.request("https://httpbin.org/get", parameters: parameters)  // URLEncoding.default
     let legacyForm = session.request("https://httpbin.org/post", method: .post, parameters: parameters, encoding: URLEncoding.httpBody)
@@ -109,8 +165,21 @@ func readmeExample8() async throws {
     print(legacyQuery, legacyForm, legacyJSON)
 }
 
-/// README sample 9.
-func readmeExample9() async throws {
+/// README sample 13.
+func readmeExample13() async throws {
+    let routed = try await session.request(Router.user(id: 1)).serializingDecodable(User.self).value
+    let found = await session.request(Router.search(text: "bluebonnet")).serializingString().result
+    var components = URLComponents(string: "https://api.example.com/items")
+    components?.queryItems = [URLQueryItem(name: "page", value: "2")]
+    let modified = session.request(components ?? URLComponents()) { request in
+        request.timeoutInterval = .seconds(5)
+        request.headers.add(name: "X-Trace", value: "1")
+    }
+    print(routed.name, found, modified)
+}
+
+/// README sample 14.
+func readmeExample14() async throws {
     let headers: HTTPHeaders = [
         "Accept": "application/json",
         "X-Request-ID": "42",
@@ -125,8 +194,26 @@ func readmeExample9() async throws {
     print(echoed.count, withToken.count)
 }
 
-/// README sample 10.
-func readmeExample10() async throws {
+/// README sample 15.
+func readmeExample15() async throws {
+    let full = await session.request("https://example.com/").serializingData().response
+    if let head = full.response {
+        // 1xx responses that came before the final one (103 Early Hints, 100 Continue).
+        for early in head.informationalResponses {
+            print(early.statusCode, early.headers["Link"] ?? "-")
+        }
+        // Fields sent after a chunked body; nil when there were none.
+        print(head.trailers?["Server-Timing"] ?? "no trailers")
+        // Header values are UTF-8 strings, with U+FFFD for bytes that are not UTF-8 (obs-text);
+        // `rawHeaders` has the exact bytes, to decode as the server meant (here ISO-8859-1).
+        if let bytes = head.rawHeaders.value(for: "Content-Disposition") {
+            print(String(String.UnicodeScalarView(bytes.map(Unicode.Scalar.init))))
+        }
+    }
+}
+
+/// README sample 16.
+func readmeExample16() async throws {
     let validated = await session.request("https://httpbin.org/get")
         .validate(statusCode: 200..<300)
         .validate(contentType: ["application/json"])
@@ -146,8 +233,8 @@ func readmeExample10() async throws {
     print(custom)
 }
 
-/// README sample 12.
-func readmeExample12() async throws {
+/// README sample 18.
+func readmeExample18() async throws {
     // Answers one `WWW-Authenticate: Basic` challenge; a second 401 is delivered as the response.
     let challenged = await session.request("https://httpbin.org/basic-auth/user/passwd")
         .authenticate(username: "user", password: "passwd")
@@ -162,8 +249,8 @@ func readmeExample12() async throws {
     print(challenged.response?.statusCode ?? 0, preemptive.response?.statusCode ?? 0)
 }
 
-/// README sample 13.
-func readmeExample13() async throws {
+/// README sample 19.
+func readmeExample19() async throws {
     var redirectConfiguration = SessionConfiguration()
     redirectConfiguration.redirectPolicy = RedirectPolicy(maximumRedirects: 5, allowsInsecureRedirects: false)
     let redirecting = Session(configuration: redirectConfiguration, redirectHandler: Redirector.follow)
@@ -188,8 +275,8 @@ func readmeExample13() async throws {
     await redirecting.shutdown()
 }
 
-/// README sample 15.
-func readmeExample15() async throws {
+/// README sample 21.
+func readmeExample21() async throws {
     // Retry 408/500/502/503/504 and connection failures, for idempotent methods, with backoff.
     let retrying = Session(interceptor: Interceptor(
         adapters: [BearerToken(token: "token")],
@@ -209,8 +296,8 @@ func readmeExample15() async throws {
     await retrying.shutdown()
 }
 
-/// README sample 16.
-func readmeExample16() async throws {
+/// README sample 22.
+func readmeExample22() async throws {
     let outcome = await session.request("https://api.example.com/users/1")
         .validate()
         .serializingDecodable(User.self)
@@ -234,8 +321,8 @@ func readmeExample16() async throws {
     }
 }
 
-/// README sample 17.
-func readmeExample17() async throws {
+/// README sample 23.
+func readmeExample23() async throws {
     let slow = session.request("https://httpbin.org/delay/10")
     let pending = slow.serializingData()
     slow.cancel()
@@ -249,8 +336,22 @@ func readmeExample17() async throws {
     print(await task.result)
 }
 
-/// README sample 18.
-func readmeExample18() async throws {
+/// README sample 24.
+func readmeExample24() async throws {
+    let manual = Session(startRequestsImmediately: false)
+    let pending = manual.request("https://example.com/", method: .post, parameters: ["q": "1"])
+        .cURLDescription { command in print(command) }    // a runnable curl command, once sent
+        .responseString { response in print(response.value ?? "-") }
+    print(pending.state, pending)                          // initialized, "POST https://example.com/"
+    pending.resume()
+    _ = await pending.serializingResponse().response
+    print(pending.state, pending)                          // finished, "POST https://example.com/ (200)"
+    debugPrint(pending)                                    // the curl command again
+    await manual.shutdown()
+}
+
+/// README sample 25.
+func readmeExample25() async throws {
     // Closures: each part on the queue (default: the session's serial queue), one at a time.
     Session.default.streamRequest("https://example.com/large.bin")
         .validate()
@@ -274,8 +375,8 @@ func readmeExample18() async throws {
     }
 }
 
-/// README sample 20.
-func readmeExample20() async throws {
+/// README sample 27.
+func readmeExample27() async throws {
     // Values: each part decoded on its own, as Alamofire's DecodableStreamSerializer does. A part is
     // one read from the connection, not one line: fine for small values sent one at a time; for
     // newline-delimited JSON, stream the Data and split it yourself.
@@ -284,8 +385,8 @@ func readmeExample20() async throws {
     }
 }
 
-/// README sample 21.
-func readmeExample21() async throws {
+/// README sample 28.
+func readmeExample28() async throws {
     let downloaded = await session.request("https://example.com/large.bin")
         .downloadProgress { progress in
             // totalUnitCount is -1 while unknown (chunked); the last value has it.
@@ -311,8 +412,8 @@ func readmeExample21() async throws {
     print(try await body.value.count)
 }
 
-/// README sample 22.
-func readmeExample22() async throws {
+/// README sample 29.
+func readmeExample29() async throws {
     var configuration = SessionConfiguration()
     // Timeouts are `Duration`s; each failure says which one expired.
     configuration.timeouts.connect = .seconds(5)
@@ -330,6 +431,8 @@ func readmeExample22() async throws {
     configuration.decompressionLimits.maximumRatio = 50
     // Default headers for every request.
     configuration.headers.update(.userAgent("MyService/1.0"))
+    // Send bodies with GET (off by default: RFC 9110 §9.3.1 gives them no meaning).
+    configuration.allowsGETRequestBodies = true
     let configured = Session(configuration: configuration)
 
     // One request's own total timeout.
@@ -339,16 +442,50 @@ func readmeExample22() async throws {
     await configured.shutdown()
 }
 
-/// README sample 23.
-func readmeExample23() async throws {
+/// README sample 30.
+func readmeExample30() async throws {
+    var proxied = SessionConfiguration()
+    // One proxy for http and https URLs, except the no_proxy hosts (curl's rules: a domain covers its
+    // subdomains, IP ranges as CIDR, `*` for everything).
+    proxied.proxy = try .url("http://user:secret@proxy.internal:3128", noProxy: "localhost,.svc.cluster.local,10.0.0.0/8")
+    // Or opt in to http_proxy, https_proxy and no_proxy (HTTP_PROXY is ignored when REQUEST_METHOD
+    // is set: the "httpoxy" CGI attack).
+    proxied.proxy = try .fromEnvironment()
+    let viaProxy = Session(configuration: proxied)
+    let health = await viaProxy.request("https://api.example.com/health").serializingData().result
+    if case .failure(let error) = health, let status = error.proxyResponseCode {
+        // The proxy's refusal (407, 403, 502…) is an error, never the origin's response.
+        print("the proxy refused the tunnel:", status, error.isProxyAuthenticationError)
+    }
+    await viaProxy.shutdown()
+}
+
+/// README sample 31.
+func readmeExample31() async throws {
+    var monitor = ClosureEventMonitor()
+    monitor.requestDidFinish = { request, metrics, error in
+        print(request, metrics.map { "\($0.timeline)" } ?? "-", error.map { "\($0)" } ?? "ok")
+    }
+    let monitored = Session(eventMonitors: [monitor])
+    let timed = await monitored.request("https://example.com/").serializingData().response
+    for transaction in timed.metrics?.transactions ?? [] {  // one per exchange: redirects, retries
+        print(transaction.isReusedConnection, transaction.dnsDuration ?? .zero, transaction.tlsVersion.map { "\($0)" } ?? "plain",
+              transaction.remoteAddress ?? "-", transaction.bytesReceived, transaction.responseBodyBytesDecoded)
+    }
+    print(timed.timeline.map { "\($0)" } ?? "-")             // Alamofire's Timeline
+    await monitored.shutdown()
+}
+
+/// README sample 32.
+func readmeExample32() async throws {
     let shortLived = Session()
     let page = try await shortLived.request("https://example.com/").serializingString().value
     print(page.count)
     await shortLived.shutdown()
 }
 
-/// README sample 24.
-func readmeExample24(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 33.
+func readmeExample33(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     // Encode a request: validated before a byte is written (CR/LF/NUL injection is a typed error).
     var out = ByteBuffer()
     try RequestEncoder.encodeHead(
@@ -370,8 +507,8 @@ func readmeExample24(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     }
 }
 
-/// README sample 25.
-func readmeExample25(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 34.
+func readmeExample34(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     let decoder = try ContentDecoder(contentEncoding: "gzip")   // limits: DecompressionLimits.default
     var decoded = ByteBuffer()
     try decoder.decode(part, into: &decoded)

@@ -117,6 +117,60 @@ extension TransportSocketTests {
             }
         }
 
+        /// The one-hop lease: the handler runs on the connection's own loop with the connection
+        /// handed over (no delegate, reading off), for a new and for a reused connection.
+        @Test func aLeaseHandlerRunsOnTheConnectionsLoop() async throws {
+            let server = try await TestServer.start(.echo)
+            try await withGroup { group in
+                let pool = ConnectionPool(group: group)
+                let endpoint = Self.plain(server)
+                for round in 0..<2 {
+                    let (pooled, onLoop, handedOver) = try await withCheckedThrowingContinuation {
+                        (continuation: CheckedContinuation<(PooledConnection, Bool, Bool), any Error>) in
+                        _ = pool.lease(endpoint.poolKey, endpoint: endpoint) { result in
+                            switch result {
+                            case .success(let pooled):
+                                let loop = pooled.connection.eventLoop
+                                continuation.resume(returning: (pooled, loop.inEventLoop, pooled.connection.delegate == nil))
+                            case .failure(let error):
+                                continuation.resume(throwing: error)
+                            }
+                        }
+                    }
+                    #expect(pooled.isReused == (round == 1))
+                    #expect(onLoop, "round \(round): the handler runs on the connection's loop")
+                    #expect(handedOver, "round \(round): no delegate left on the handed-over connection")
+                    #expect(try await Self.roundTrip(pooled, "r\(round)") == "r\(round)")
+                    pool.release(pooled, reusable: true)
+                }
+                await pool.shutdown()
+                #expect(server.stats.value.accepted == 1)
+            }
+            await server.stop()
+        }
+
+        /// `cancelLease` fails a waiting one-hop lease with `cancelled`; the pool forgets it.
+        @Test func cancellingAWaitingLeaseHandlerFailsIt() async throws {
+            let server = try await TestServer.start(.echo)
+            try await withGroup { group in
+                let pool = ConnectionPool(group: group, configuration: .init(maximumConnectionsPerKey: 1))
+                let endpoint = Self.plain(server)
+                let first = try await pool.lease(endpoint)
+                let delivered = AsyncStream<Result<PooledConnection, TransportError>>.makeStream()
+                let ticket = pool.lease(endpoint.poolKey, endpoint: endpoint) { delivered.continuation.yield($0) }
+                #expect(pool.waitingRequestCount == 1)
+                pool.cancelLease(ticket)
+                var iterator = delivered.stream.makeAsyncIterator()
+                let result = await iterator.next()
+                #expect(throws: TransportError.cancelled) { try result?.get() }
+                #expect(pool.waitingRequestCount == 0)
+                pool.release(first, reusable: true)
+                #expect(pool.idleConnectionCount == 1, "the released connection was not handed to the cancelled lease")
+                await pool.shutdown()
+            }
+            await server.stop()
+        }
+
         /// The server closes a connection while it is idle in the pool: the idle watcher sees the
         /// FIN and drops it, so the next lease gets a fresh connection.
         @Test(arguments: [false, true])

@@ -49,7 +49,8 @@ import Testing
         )
     }
 
-    static let keys = [keyA, keyB, keyC]
+    /// keyA's origin through a proxy is a key of its own (transport issue #3).
+    static let keys = [keyA, keyB, keyC, keyAViaProxy]
 
     /// Runs one seed; returns a report (seed, violation, event log) on failure.
     static func run(seed: UInt64, events: Int) -> (report: String?, coverage: [String: Int]) {
@@ -64,7 +65,7 @@ import Testing
         var machine = PoolStateMachine(configuration: configuration)
         var model = PoolModel(configuration: configuration, now: origin)
         defer { finalModel = model }
-        let keyCount = Int.random(in: 1...3, using: &generator)
+        let keyCount = Int.random(in: 1...keys.count, using: &generator)
         // Formatted only on failure: building strings for every event would dominate the run time.
         var log: [(now: ContinuousClock.Instant, event: PoolModel.Event, actions: PoolStateMachine.Actions)] = []
         func report(_ problem: String) -> String {

@@ -65,6 +65,19 @@ import Testing
         #expect(proxied.description == "https://a.example:443 via proxy:3128")
     }
 
+    /// An idle connection to an origin is not leased for the same origin through a proxy, nor the
+    /// other way round (transport issue #3).
+    @Test func directAndProxiedConnectionsToOneOriginAreNotShared() {
+        var pool = PoolStateMachine()
+        let direct = pool.leaseNew(r(1), keyA)
+        _ = pool.connectionReleased(connectionID: direct, reusable: true, now: at(1))
+        #expect(pool.leaseRequested(id: r(2), key: keyAViaProxy, deadline: nil, now: at(2)).withoutTimers == [.createConnection(c(1), keyAViaProxy)])
+        _ = pool.connectionEstablished(connectionID: c(1), now: at(2))
+        _ = pool.connectionReleased(connectionID: c(1), reusable: true, now: at(3))
+        #expect(pool.leaseRequested(id: r(3), key: keyA, deadline: nil, now: at(4)).withoutTimers == [.lease(direct, to: r(3))])
+        #expect(pool.leaseRequested(id: r(4), key: keyAViaProxy, deadline: nil, now: at(4)).withoutTimers == [.lease(c(1), to: r(4))])
+    }
+
     // MARK: Limits
 
     @Test(arguments: [1, 2, 8])

@@ -17,6 +17,8 @@ func deadline(_ seconds: Double) -> Deadline { Deadline(at(seconds)) }
 let keyA = PoolKey(scheme: .http, host: "a.example", port: 80)
 let keyB = PoolKey(scheme: .https, host: "b.example", port: 443)
 let keyC = PoolKey(scheme: .http, host: "c.example", port: 8080)
+/// keyA's origin through a proxy: never shares connections with keyA.
+let keyAViaProxy = PoolKey(scheme: .http, host: "a.example", port: 80, proxy: .init(host: "proxy.example", port: 3128))
 
 func c(_ n: Int) -> CID { CID(n) }
 func r(_ n: UInt64) -> RID { RID(n) }

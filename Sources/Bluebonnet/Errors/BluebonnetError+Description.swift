@@ -95,6 +95,7 @@ extension BluebonnetError.RequestValidationFailureReason {
         case let .invalidHeaderValue(name): return "the value of header \(name) contains CR, LF or NUL."
         case let .invalidRequestTarget(target):
             return "request target \(String(reflecting: target)) contains CR, LF, NUL or a space."
+        case let .invalidRequestHead(error): return "the request head cannot be encoded: \(error)."
         }
     }
 }

@@ -27,7 +27,7 @@ extension TransportError: NetworkErrorKindProviding {
     /// See ``ExchangeError/networkErrorKind``.
     public var networkErrorKind: NetworkErrorKind? {
         switch kind {
-        case .connectTimeout, .tlsHandshakeTimeout, .poolWaitTimeout:
+        case .connectTimeout, .tlsHandshakeTimeout, .poolWaitTimeout, .proxyTimeout:
             return .timedOut
         case .dnsFailed:
             return .dnsFailure
@@ -47,11 +47,13 @@ extension TransportError: NetworkErrorKindProviding {
 
 extension BluebonnetError: NetworkErrorKindProviding {
     /// The network failure underneath a ``transportFailed(error:)`` (or a failed retry's original
-    /// error), or nil.
+    /// error), `tlsFailure` for ``serverTrustEvaluationFailed(reason:)``, or nil.
     public var networkErrorKind: NetworkErrorKind? {
         switch self {
         case .transportFailed(let error):
             return (error as? any NetworkErrorKindProviding)?.networkErrorKind
+        case .serverTrustEvaluationFailed:
+            return .tlsFailure
         case .requestRetryFailed(_, let original):
             return (original as? any NetworkErrorKindProviding)?.networkErrorKind
         default:

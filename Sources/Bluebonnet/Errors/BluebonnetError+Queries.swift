@@ -140,7 +140,8 @@ extension BluebonnetError {
         case let .serverTrustEvaluationFailed(reason): return reason.underlyingError
         case let .responseValidationFailed(reason): return reason.underlyingError
         case let .responseSerializationFailed(reason): return reason.underlyingError
-        case .invalidURL, .requestValidationFailed, .redirectLimitExceeded, .redirectRejected,
+        case let .requestValidationFailed(reason): return reason.underlyingError
+        case .invalidURL, .redirectLimitExceeded, .redirectRejected,
             .requestTooLarge, .responseTooLarge, .explicitlyCancelled, .sessionDeinitialized:
             return nil
         }
@@ -205,6 +206,13 @@ extension BluebonnetError.MultipartEncodingFailureReason {
         case let .outputStreamWriteFailed(error), let .inputStreamReadFailed(error): return error
         default: return nil
         }
+    }
+}
+
+extension BluebonnetError.RequestValidationFailureReason {
+    var underlyingError: (any Error)? {
+        if case let .invalidRequestHead(error) = self { return error }
+        return nil
     }
 }
 

@@ -1,3 +1,4 @@
+import BluebonnetHTTP1
 import FoundationEssentials
 
 /// The error every Bluebonnet request fails with: each case names the phase that failed.
@@ -31,7 +32,9 @@ public enum BluebonnetError: Error {
     /// Building the request description failed (a `URLRequestConvertible` threw).
     case createURLRequestFailed(error: any Error)
     /// The request description is not something Bluebonnet will send (body on GET, CR/LF/NUL in
-    /// a header or the target). Alamofire: `urlRequestValidationFailed(reason:)`.
+    /// a header or the target, a method that is not a token): found after the adapters ran and
+    /// before any byte was written. Retriers are asked, as in Alamofire; ``RetryPolicy`` never
+    /// retries it. Alamofire: `urlRequestValidationFailed(reason:)`.
     case requestValidationFailed(reason: RequestValidationFailureReason)
     /// A `RequestAdapter` threw.
     case requestAdaptationFailed(error: any Error)
@@ -43,6 +46,13 @@ public enum BluebonnetError: Error {
     /// (a transport, TLS, HTTP/1 parser, decompression or timeout error).
     case transportFailed(error: any Error)
     /// The server's certificate chain, host name or pins were not accepted.
+    ///
+    /// Bluebonnet verifies with OpenSSL during the handshake: every failed check (untrusted root,
+    /// expiry, missing intermediate, host name) is `.defaultEvaluationFailed(host:error:)`, whose
+    /// error is the exchange's (its TLS error's `kind` says which check failed and
+    /// `verifyResult` has OpenSSL's `X509_V_ERR_*` code). A handshake that fails for other
+    /// reasons (no shared cipher or version, the server refusing our certificate) is
+    /// ``transportFailed(error:)``.
     case serverTrustEvaluationFailed(reason: ServerTrustFailureReason)
     /// A validator rejected the response (status code, content type or a custom check).
     case responseValidationFailed(reason: ResponseValidationFailureReason)
@@ -119,7 +129,9 @@ public enum BluebonnetError: Error {
 
     /// Why a request description was refused before anything was sent.
     public enum RequestValidationFailureReason: Sendable {
-        /// A GET request carried a body (allowed only when asked for).
+        /// A GET request carried a non-empty body, and
+        /// ``SessionConfiguration/allowsGETRequestBodies`` is false (the default; RFC 9110 §9.3.1:
+        /// content in a GET has no defined meaning and some servers reject it).
         case bodyDataInGETRequest(Data)
         /// A header name is not a token (RFC 9110 §5.1) or contains CR, LF or NUL.
         case invalidHeaderName(String)
@@ -127,6 +139,10 @@ public enum BluebonnetError: Error {
         case invalidHeaderValue(name: String)
         /// The request target contains CR, LF, NUL or a space.
         case invalidRequestTarget(String)
+        /// The request encoder refused the request head for another reason: a method that is
+        /// not a token (RFC 9110 §9.1), a bad or repeated `Host`, or framing fields
+        /// (`Content-Length`, `Transfer-Encoding`) that contradict the body. Not in Alamofire.
+        case invalidRequestHead(RequestEncoderError)
     }
 
     /// Why server trust evaluation failed.

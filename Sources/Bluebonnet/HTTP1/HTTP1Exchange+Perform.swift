@@ -1,6 +1,7 @@
 import BluebonnetCore
 import BluebonnetHTTP1
 import BluebonnetTransport
+import Synchronization
 
 /// Sends `request` to `endpoint` over HTTP/1.1 with a connection from `pool`, reads the response
 /// into memory, and gives the connection back (for reuse when the exchange allows it).
@@ -46,37 +47,117 @@ func performHTTP1(
     while true {
         transactionStarted()
         let start = ContinuousClock.now
-        var metrics = TransactionMetrics(start: start, end: start)
-        let pooled: PooledConnection
-        do {
-            pooled = try await pool.lease(endpoint, deadline: deadline)
-        } catch {
-            metrics.end = .now
+        let handle = AttemptHandle()
+        // One hop: the pool calls back on the connection's loop and the exchange starts right
+        // there; the task is resumed once, with the response (or why not).
+        let result: AttemptResult = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<AttemptResult, Never>) in
+                let ticket = pool.lease(endpoint.poolKey, endpoint: endpoint, deadline: deadline) { leased in
+                    var metrics = TransactionMetrics(start: start, end: start)
+                    switch leased {
+                    case .failure(let error):
+                        metrics.end = .now
+                        continuation.resume(returning: .leaseFailed(error, metrics))
+                    case .success(let pooled):
+                        metrics.leaseEnd = .now
+                        metrics.record(connection: pooled.connection, isReused: pooled.isReused)
+                        var attemptTimeouts = timeouts
+                        if let deadline { attemptTimeouts.total = deadline.remaining(at: .now) }
+                        let exchange = HTTP1Exchange(
+                            request: request, host: host, body: body, bodySource: bodySource, connection: pooled.connection,
+                            isReusedConnection: pooled.isReused, parserConfiguration: .init(), timeouts: attemptTimeouts,
+                            collector: collector, metrics: metrics, stream: stream, progress: progress
+                        ) { reusable in
+                            pool.release(pooled, reusable: reusable)
+                        }
+                        if handle.running(exchange) { exchange.cancel() }
+                        exchange.start { outcome, measured in
+                            continuation.resume(returning: .exchanged(outcome, measured))
+                        }
+                    }
+                }
+                if handle.leasing(ticket) { pool.cancelLease(ticket) }
+            }
+        } onCancel: {
+            switch handle.cancel() {
+            case .leasing(let ticket): pool.cancelLease(ticket)
+            case .running(let exchange): exchange.connection.eventLoop.execute { exchange.cancel() }
+            case .idle, .cancelled: break
+            }
+        }
+        switch result {
+        case .leaseFailed(let error, let metrics):
             transactionFinished(metrics)
             let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false)
             if error.kind == .poolWaitTimeout && deadline != nil { throw .timeout(.total, context) }
             if error.kind == .cancelled { throw .cancelled(context) }
             throw .transport(error, context)
-        }
-        var attemptTimeouts = timeouts
-        if let deadline { attemptTimeouts.total = deadline.remaining(at: .now) }
-        metrics.leaseEnd = .now
-        metrics.record(connection: pooled.connection, isReused: pooled.isReused)
-        let (outcome, measured) = await HTTP1Exchange.runMeasured(
-            request: request, host: host, body: body, bodySource: bodySource, on: pooled.connection, isReusedConnection: pooled.isReused,
-            timeouts: attemptTimeouts, collector: collector, metrics: metrics, stream: stream, progress: progress
-        ) { reusable in
-            pool.release(pooled, reusable: reusable)
-        }
-        transactionFinished(measured)
-        switch outcome {
-        case .success(let response):
-            return response
-        case .failure(let error):
-            guard HTTP1Exchange.ReplayRule.shouldReplay(after: error, method: request.method, body: body, attempt: attempt) else {
-                throw error
+        case .exchanged(let outcome, let measured):
+            transactionFinished(measured)
+            switch outcome {
+            case .success(let response):
+                return response
+            case .failure(let error):
+                guard HTTP1Exchange.ReplayRule.shouldReplay(after: error, method: request.method, body: body, attempt: attempt) else {
+                    throw error
+                }
+                attempt += 1
             }
-            attempt += 1
+        }
+    }
+}
+
+/// How one attempt of `performHTTP1` ended.
+private enum AttemptResult: Sendable {
+    /// No connection: the pool's error, with the attempt's metrics (no connection facts).
+    case leaseFailed(TransportError, TransactionMetrics)
+    /// The exchange ran: its outcome and metrics.
+    case exchanged(HTTP1Exchange.Outcome, TransactionMetrics)
+}
+
+/// Where one attempt is, for its task's cancellation handler: waiting for the pool (cancel the
+/// lease) or running (cancel the exchange on its loop). Each side learns whether the other came
+/// first, so a cancellation is never lost between them.
+private final class AttemptHandle: Sendable {
+    enum Phase {
+        case idle
+        case leasing(ConnectionPool.LeaseTicket)
+        case running(HTTP1Exchange)
+        case cancelled
+    }
+
+    private let phase = Mutex(Phase.idle)
+
+    /// The lease was asked for; true when the task was cancelled first (withdraw it then).
+    func leasing(_ ticket: ConnectionPool.LeaseTicket) -> Bool {
+        phase.withLock { phase in
+            switch phase {
+            case .idle:
+                phase = .leasing(ticket)
+                return false
+            case .cancelled:
+                return true
+            case .leasing, .running:
+                return false
+            }
+        }
+    }
+
+    /// The exchange is about to start (on its loop); true when the task was cancelled first.
+    func running(_ exchange: HTTP1Exchange) -> Bool {
+        phase.withLock { phase in
+            if case .cancelled = phase { return true }
+            phase = .running(exchange)
+            return false
+        }
+    }
+
+    /// The task was cancelled: what there was to cancel.
+    func cancel() -> Phase {
+        phase.withLock { phase in
+            let was = phase
+            phase = .cancelled
+            return was
         }
     }
 }

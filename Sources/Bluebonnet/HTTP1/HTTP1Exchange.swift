@@ -12,6 +12,8 @@ import BluebonnetTransport
 /// performs the returned actions: writes, timers (`EventLoop.scheduleTask`), the response sink
 /// and the connection's disposition. The caller's task hops to the loop once to start and is
 /// resumed once with the collected response (or the error): two hops for a plain request.
+/// `performHTTP1` starts it from the pool's lease handler, which already runs on the
+/// connection's loop, so leasing adds no hop of its own.
 ///
 /// The sink is the in-memory `ResponseCollector` (body limit, content decoding), or, for a
 /// streamed response, a `ResponseStreamChannel`: the collector then only decodes, and each decoded
@@ -49,7 +51,8 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     private var machine: StateMachine
     private var collector: ResponseCollector
-    private var continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>?
+    /// Who gets the outcome (and the metrics), once.
+    private var completion: (@Sendable (Outcome, TransactionMetrics) -> Void)?
     /// This exchange's timing and byte counts, stamped on the loop and handed back with the outcome.
     private var metrics: TransactionMetrics
     /// The first write (the request head) was counted.
@@ -81,7 +84,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     private let progress: ProgressReporting?
     private var progressState = ProgressState()
 
-    private init(
+    init(
         request: RequestHead, host: String?, body: RequestBody, bodySource: BodyPartSource?, connection: Connection,
         isReusedConnection: Bool, parserConfiguration: ParserConfiguration, timeouts: Timeouts,
         collector: ResponseCollector.Configuration, metrics: TransactionMetrics,
@@ -171,7 +174,7 @@ final class HTTP1Exchange: @unchecked Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                loop.execute { exchange.start(continuation) }
+                loop.execute { exchange.start { continuation.resume(returning: ($0, $1)) } }
             }
         } onCancel: {
             loop.execute { exchange.cancel() }
@@ -180,9 +183,10 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     // MARK: Loop side
 
-    private func start(_ continuation: CheckedContinuation<(Outcome, TransactionMetrics), Never>) {
+    /// Starts the exchange on the connection's loop; `completion` gets the outcome there, once.
+    func start(_ completion: @escaping @Sendable (Outcome, TransactionMetrics) -> Void) {
         connection.eventLoop.preconditionInEventLoop()
-        self.continuation = continuation
+        self.completion = completion
         started = true
         let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: isReusedConnection)
         if cancelledBeforeStart {
@@ -216,7 +220,8 @@ final class HTTP1Exchange: @unchecked Sendable {
         perform(machine.start(request: request, host: host, body: body))
     }
 
-    private func cancel() {
+    /// Fails the exchange with `cancelled` (before `start`: as soon as it starts). On the loop.
+    func cancel() {
         connection.eventLoop.preconditionInEventLoop()
         guard started else {
             cancelledBeforeStart = true
@@ -252,9 +257,15 @@ final class HTTP1Exchange: @unchecked Sendable {
             case .forwardHead(let head):
                 metrics.responseHeadBytes += head.byteCount
                 metrics.status = head.status
-                feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.head(head) }
+                if stream == nil {
+                    feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.head(head) }
+                } else {
+                    feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.passHead(head) }
+                }
                 if progress?.download != nil { downloadStarted(head) }
-                if let stream, rejection == nil, stream.head(head) == .pause { pauseReading(&queue) }
+                if let stream, rejection == nil, stream.head(head, informational: collector.informationalHeads) == .pause {
+                    pauseReading(&queue)
+                }
             case .forwardBody(let part):
                 metrics.responseBodyBytesEncoded += part.readableBytes
                 if progressState.reportsDownload { reportDownload(final: false) }
@@ -444,17 +455,17 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// Records the caller's outcome; it is handed over once the current actions are done, so a
     /// connection released in the same batch is back in the pool before the caller can lease again.
     private func complete(_ outcome: Outcome) {
-        guard pendingOutcome == nil && continuation != nil else { return }
+        guard pendingOutcome == nil && completion != nil else { return }
         pendingOutcome = outcome
         metrics.end = .now
         metrics.responseBodyBytesDecoded = collector.collectedByteCount
     }
 
     private func resumeCaller() {
-        guard let outcome = pendingOutcome, let continuation else { return }
-        self.continuation = nil
+        guard let outcome = pendingOutcome, let completion else { return }
+        self.completion = nil
         pendingOutcome = nil
-        continuation.resume(returning: (outcome, metrics))
+        completion(outcome, metrics)
     }
 
     private func finishWithConnection(reusable: Bool) {

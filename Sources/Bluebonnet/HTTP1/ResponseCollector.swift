@@ -64,6 +64,9 @@ struct ResponseCollector {
     /// The body bytes passed through so far (streamed, after decoding).
     private var passedByteCount = 0
 
+    /// The informational (1xx) heads so far.
+    var informationalHeads: [ResponseHead] { informational }
+
     /// An informational (1xx) head.
     mutating func informational(_ head: ResponseHead) {
         informational.append(head)
@@ -72,9 +75,19 @@ struct ResponseCollector {
     /// The final head: sets up decoding when the body is coded and decoding was asked for.
     mutating func head(_ head: ResponseHead) throws(HTTP1Exchange.Rejection) {
         self.head = head
-        guard configuration.decodesContent, head.framing != .none else { return }
-        let codings = head.headers.values(name: "Content-Encoding")
-        guard !codings.isEmpty else { return }
+        guard head.framing != .none else { return }
+        let codings = configuration.decodesContent ? head.headers.values(name: "Content-Encoding") : []
+        guard !codings.isEmpty else {
+            // An announced length is known before the first byte: refuse one over the limit now,
+            // and make room for the body once (no regrowth, no copy of what already arrived).
+            if case .contentLength(let length) = head.framing {
+                if length > configuration.maximumResponseBodyBytes {
+                    throw .bodyTooLarge(limit: configuration.maximumResponseBodyBytes)
+                }
+                if length >= Self.preallocationThreshold { body = ByteBuffer(capacity: length) }
+            }
+            return
+        }
         do {
             let decoder = try ContentDecoder(contentEncoding: codings.joined(separator: ", "), limits: configuration.decompressionLimits)
             if !decoder.codings.isEmpty { self.decoder = decoder }
@@ -91,7 +104,7 @@ struct ResponseCollector {
             } catch {
                 throw .contentDecoding(error)
             }
-        } else if body.isEmpty {
+        } else if body.isEmpty && body.capacity == 0 {
             body = part
         } else {
             body.writeBuffer(part)
@@ -117,7 +130,26 @@ struct ResponseCollector {
             decodedCodings: decoder?.codings ?? [])
     }
 
+    /// From this announced length on, the body's storage is allocated up front; below it the
+    /// first part is adopted without a copy (most small bodies arrive in one read).
+    static let preallocationThreshold = 64 * 1024
+
     // MARK: Passing through (streamed responses)
+
+    /// The final head of a streamed response: sets up decoding as `head` does, without the
+    /// in-memory size limit and without making room for the body (nothing is kept).
+    mutating func passHead(_ head: ResponseHead) throws(HTTP1Exchange.Rejection) {
+        self.head = head
+        guard configuration.decodesContent, head.framing != .none else { return }
+        let codings = head.headers.values(name: "Content-Encoding")
+        guard !codings.isEmpty else { return }
+        do {
+            let decoder = try ContentDecoder(contentEncoding: codings.joined(separator: ", "), limits: configuration.decompressionLimits)
+            if !decoder.codings.isEmpty { self.decoder = decoder }
+        } catch {
+            throw .contentDecoding(error)
+        }
+    }
 
     /// A part of a streamed body, content-decoded when decoding is on, handed back rather than
     /// kept (no size limit: the consumer holds what it takes). Empty when the decoder is still

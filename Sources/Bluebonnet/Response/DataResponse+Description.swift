@@ -9,8 +9,9 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
         return "\(request.method.rawValue) \(request.url.absoluteString) (\(status))"
     }
 
-    /// Several lines for logs and the debugger: request, response (status, headers, body),
-    /// durations and result.
+    /// Several lines for logs and the debugger: request, response (informational heads when
+    /// there were some, status, headers, body, trailers when there were some), durations and
+    /// result.
     ///
     /// Values of `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are shown as
     /// `***` (this text ends up in logs; ``HTTPRequest/cURLDescription(credential:redactingHeaders:)``
@@ -27,9 +28,15 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
         }
         if let response {
             lines.append("[Response]:")
+            if !response.informationalResponses.isEmpty {
+                lines.append("    [Informational]: \(response.informationalResponses.map(\.description).joined(separator: ", "))")
+            }
             lines.append("    [Status Code]: \(response.statusCode)")
             lines.append(contentsOf: Self.describe(headers: response.headers, indent: "    "))
             lines.append("    [Body]: \(Self.describe(body: data))")
+            if let trailers = response.trailers {
+                lines.append(contentsOf: Self.describe(headers: trailers, indent: "    ", title: "Trailers"))
+            }
         } else {
             lines.append("[Response]: None")
         }
@@ -42,9 +49,9 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// Header names whose values ``debugDescription`` hides.
     static var redactedHeaderNames: [String] { ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"] }
 
-    private static func describe(headers: HTTPHeaders, indent: String) -> [String] {
-        guard !headers.isEmpty else { return ["\(indent)[Headers]: None"] }
-        var lines = ["\(indent)[Headers]:"]
+    private static func describe(headers: HTTPHeaders, indent: String, title: String = "Headers") -> [String] {
+        guard !headers.isEmpty else { return ["\(indent)[\(title)]: None"] }
+        var lines = ["\(indent)[\(title)]:"]
         for header in headers {
             let hidden = redactedHeaderNames.contains { HTTPHeaders.namesMatch($0, header.name) }
             lines.append("\(indent)    \(header.name): \(hidden ? "***" : header.value)")

@@ -90,6 +90,10 @@ extension DataRequest {
             }
         }
         if !adapters.isEmpty { eventMonitor.request(self, didAdaptInitialRequest: initial, to: request) }
+        if request.method == .get, let body = request.body, !body.isEmpty, !session.configuration.allowsGETRequestBodies {
+            let refused = BluebonnetError.requestValidationFailed(reason: .bodyDataInGETRequest(body))
+            return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: true)
+        }
 
         var hops = Hops(redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy))
         while true {
@@ -218,11 +222,13 @@ extension DataRequest {
         decide: (HTTPResponse, Data?) async -> Step
     ) async throws(BluebonnetError) -> Exchanged {
         let configuration = session.configuration
-        guard let endpoint = Self.endpoint(for: request.url, tls: configuration.tls) else {
+        guard let direct = Self.endpoint(for: request.url, tls: configuration.tls) else {
             throw .invalidURL(url: request.url.absoluteString)
         }
+        let route = try ProxyRoute.route(request, to: direct, proxy: configuration.proxy)
+        let endpoint = route.endpoint
 
-        let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
+        let head = RequestHead(method: request.method, target: route.target, headers: route.headers)
         let body: HTTP1Exchange.RequestBody = request.body.map { .bytes(ByteBuffer(bytes: $0)) } ?? .none
         var timeouts = HTTP1Exchange.Timeouts(
             idleRead: configuration.timeouts.idleRead, idleWrite: configuration.timeouts.idleWrite,
@@ -242,29 +248,34 @@ extension DataRequest {
             guard let streamedHead = await channel.waitForHead() else {
                 let (result, measured) = await ended
                 transactions.append(contentsOf: measured)
-                if case .failure(let error) = result { throw mapExchangeError(error) }
+                if case .failure(let error) = result { throw mapExchangeError(error, head: head, endpoint: endpoint) }
                 preconditionFailure("a streamed exchange succeeded without a head")
             }
-            let response = Self.response(for: request, head: streamedHead)
+            // Trailers come after the body: the completion's response has them, the head's cannot.
+            var response = HTTPResponse(
+                url: request.url, head: streamedHead.head, informational: streamedHead.informational, trailers: nil)
             let step = await decide(response, nil)
             let disposition = step.disposition
             if disposition == .deliver { streaming?.responseDelivered(response) }
             channel.apply(disposition)
             let (result, measured) = await ended
             transactions.append(contentsOf: measured)
-            guard case .failure(let error) = result else { return Exchanged(response: response, data: nil, step: step) }
-            switch disposition {
-            case .abandon:
+            switch (result, disposition) {
+            case (.success(let collected), _):
+                response = HTTPResponse(
+                    url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
+                return Exchanged(response: response, data: nil, step: step)
+            case (.failure, .abandon):
                 // The cancellation we asked for.
                 return Exchanged(response: response, data: nil, step: step)
-            case .discard:
-                throw mapExchangeError(error)
-            case .deliver:
-                return Exchanged(response: response, data: nil, step: step, streamError: mapExchangeError(error))
+            case (.failure(let error), .discard):
+                throw mapExchangeError(error, head: head, endpoint: endpoint)
+            case (.failure(let error), .deliver):
+                return Exchanged(response: response, data: nil, step: step, streamError: mapExchangeError(error, head: head, endpoint: endpoint))
             }
         }
 
-        let collected: CollectedResponse
+        var collected: CollectedResponse
         do {
             collected = try await performHTTP1(
                 request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
@@ -277,10 +288,11 @@ extension DataRequest {
                     eventMonitor.request(self, didFinishTransaction: measured)
                 })
         } catch {
-            throw mapExchangeError(error)
+            throw mapExchangeError(error, head: head, endpoint: endpoint)
         }
-        let response = Self.response(for: request, head: collected.head)
-        let data = collected.body.withUnsafeReadableBytes { Data($0) }
+        let response = HTTPResponse(
+            url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
+        let data = collected.body.moveIntoData()
         return Exchanged(response: response, data: data, step: await decide(response, data))
     }
 
@@ -312,20 +324,13 @@ extension DataRequest {
     }
 
     /// The exchange's error as the request's.
-    private func mapExchangeError(_ error: ExchangeError) -> BluebonnetError {
+    private func mapExchangeError(_ error: ExchangeError, head: RequestHead, endpoint: Endpoint) -> BluebonnetError {
         if let cancelled = cancellationError { return cancelled }
         switch error.kind {
         case .cancelled: return .explicitlyCancelled
         case .responseBodyTooLarge: return .responseTooLarge(limit: session.configuration.maximumResponseBodyBytes)
-        default: return .transportFailed(error: error)
+        default: return BluebonnetError(exchangeFailure: error, head: head, endpoint: endpoint)
         }
-    }
-
-    /// The public response for a received head.
-    private static func response(for request: HTTPRequest, head: ResponseHead) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        for field in head.headers { headers.add(name: field.name, value: field.value) }
-        return HTTPResponse(url: request.url, statusCode: head.status, reason: head.reason, version: head.version, headers: headers)
     }
 
     /// Progress reporting for the next exchange, when handlers were added.

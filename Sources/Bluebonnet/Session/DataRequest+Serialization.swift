@@ -38,7 +38,12 @@ extension DataRequest {
         return self
     }
 
-    /// The body as `Data` (see ``DataResponseSerializer`` for empty bodies).
+    /// The body as `Data` (see ``DataResponseSerializer``).
+    ///
+    /// An empty (or absent) body is an error (`.responseSerializationFailed(reason:
+    /// .inputDataNilOrZeroLength)`) unless the status is in `emptyResponseCodes` (default 204
+    /// and 205) or the method in `emptyRequestMethods` (default HEAD). `dataPreprocessor` runs on
+    /// non-empty bodies first. The same three parameters exist on every serializing handler.
     @discardableResult
     public func responseData(
         queue: DispatchQueue? = nil,
@@ -54,25 +59,43 @@ extension DataRequest {
             completionHandler: completionHandler)
     }
 
-    /// The body as a `String`, in the response's charset unless `encoding` is given.
+    /// The body as a `String`, in the response's charset unless `encoding` is given (see
+    /// ``StringResponseSerializer``; the empty-body parameters as in ``responseData(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)``).
     @discardableResult
     public func responseString(
         queue: DispatchQueue? = nil,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (BluebonnetDataResponse<String>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: StringResponseSerializer(encoding: encoding), completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor, encoding: encoding, emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
-    /// The body decoded as `T` (JSON by default).
+    /// The body decoded as `T` (JSON by default; see ``DecodableResponseSerializer``, which also
+    /// says what an allowed empty body becomes).
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
         queue: DispatchQueue? = nil,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (BluebonnetDataResponse<T>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: DecodableResponseSerializer(of: type, decoder: decoder), completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: DecodableResponseSerializer(
+                of: type, dataPreprocessor: dataPreprocessor, decoder: decoder, emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
     static func serialize<Serializer: DataResponseSerializerProtocol>(
@@ -146,16 +169,35 @@ extension DataRequest {
             automaticallyCancelling: automaticallyCancelling)
     }
 
-    /// Awaits the body as a `String`.
-    public func serializingString(automaticallyCancelling: Bool = true, encoding: String.Encoding? = nil) -> DataTask<String> {
-        serializingResponse(using: StringResponseSerializer(encoding: encoding), automaticallyCancelling: automaticallyCancelling)
+    /// Awaits the body as a `String` (see ``StringResponseSerializer``).
+    public func serializingString(
+        automaticallyCancelling: Bool = true,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> DataTask<String> {
+        serializingResponse(
+            using: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor, encoding: encoding, emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: automaticallyCancelling)
     }
 
-    /// Awaits the body decoded as `T` (JSON by default).
+    /// Awaits the body decoded as `T` (JSON by default; see ``DecodableResponseSerializer``).
     public func serializingDecodable<T: Decodable & Sendable>(
-        _ type: T.Type = T.self, automaticallyCancelling: Bool = true, decoder: any DataDecoder = JSONDecoder()
+        _ type: T.Type = T.self,
+        automaticallyCancelling: Bool = true,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> DataTask<T> {
-        serializingResponse(using: DecodableResponseSerializer(of: type, decoder: decoder), automaticallyCancelling: automaticallyCancelling)
+        serializingResponse(
+            using: DecodableResponseSerializer(
+                of: type, dataPreprocessor: dataPreprocessor, decoder: decoder, emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: automaticallyCancelling)
     }
 
     /// Awaits the response serialized by `serializer`.

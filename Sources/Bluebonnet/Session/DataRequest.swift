@@ -54,7 +54,12 @@ public final class DataRequest: Sendable {
         var waiters: [@Sendable (Outcome) -> Void] = []
         var lastRequest: HTTPRequest?
         var progress: ProgressTracker?
+        /// `cURLDescription(on:calling:)` handlers waiting for the first request to be sent.
+        var cURLHandlers: [CURLHandler] = []
     }
+
+    /// A `cURLDescription(on:calling:)` handler and its queue.
+    typealias CURLHandler = (queue: DispatchQueue, handler: @Sendable (String) -> Void)
 
     /// The raw result of running the request, before serialization.
     struct Outcome: Sendable {
@@ -259,14 +264,19 @@ public final class DataRequest: Sendable {
         if outcome.error == nil, outcome.response != nil, let tracker = progressTracker {
             tracker.finish(downloaded: outcome.metrics?.transactions.last.map { Int64($0.responseBodyBytesEncoded) })
         }
-        let (first, waiters) = mutable.withLock { m -> (Bool, [@Sendable (Outcome) -> Void]) in
-            guard m.outcome == nil else { return (false, []) }
+        let (first, waiters, cURLHandlers) = mutable.withLock { m in
+            guard m.outcome == nil else { return (false, [@Sendable (Outcome) -> Void](), [CURLHandler]()) }
             m.outcome = outcome
             if m.state != .cancelled { m.state = .finished }
             let waiters = m.waiters
             m.waiters = []
-            return (true, waiters)
+            let cURLHandlers = m.cURLHandlers
+            m.cURLHandlers = []
+            return (true, waiters, cURLHandlers)
         }
+        // Never sent (cancelled first, or the request could not be built): the handlers still
+        // get what there is, as in Alamofire.
+        if !cURLHandlers.isEmpty { call(cURLHandlers) }
         if first { eventMonitor.requestDidFinish(self, metrics: outcome.metrics, error: outcome.error) }
         session.requestFinished(self)
         for waiter in waiters { waiter(outcome) }
@@ -303,7 +313,20 @@ public final class DataRequest: Sendable {
         }
     }
 
-    func recordSent(_ request: HTTPRequest) { mutable.withLock { $0.lastRequest = request } }
+    func recordSent(_ request: HTTPRequest) {
+        let cURLHandlers = mutable.withLock { m in
+            m.lastRequest = request
+            let handlers = m.cURLHandlers
+            m.cURLHandlers = []
+            return handlers
+        }
+        if !cURLHandlers.isEmpty { call(cURLHandlers) }
+    }
+
+    private func call(_ cURLHandlers: [CURLHandler]) {
+        let description = cURLDescription()
+        for (queue, handler) in cURLHandlers { queue.async { handler(description) } }
+    }
 
     var cancellationError: BluebonnetError? { mutable.withLock { $0.cancellationError } }
 }
@@ -324,5 +347,30 @@ extension DataRequest: CustomStringConvertible, CustomDebugStringConvertible {
     public func cURLDescription() -> String {
         guard let request = lastRequest ?? (try? built.get()) else { return "$ curl command could not be created" }
         return request.cURLDescription()
+    }
+
+    /// Calls `handler` on `queue` with ``cURLDescription()`` once the first request is on its way
+    /// (after the session's default headers and the adapters were applied), or at once when it
+    /// already is; a request that finishes without sending anything (cancelled, or not buildable)
+    /// calls it when it finishes. Every handler added is called once (Alamofire keeps only the
+    /// last one added before the request is sent).
+    ///
+    /// - Warning: The command holds credentials and cookies as they are; see
+    ///   ``HTTPRequest/cURLDescription(credential:redactingHeaders:)``.
+    @discardableResult
+    public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        let now = mutable.withLock { m -> Bool in
+            if m.lastRequest != nil || m.outcome != nil { return true }
+            m.cURLHandlers.append((queue, handler))
+            return false
+        }
+        if now { call([(queue, handler)]) }
+        return self
+    }
+
+    /// ``cURLDescription(on:calling:)`` on the session's ``Session/completionQueue``.
+    @discardableResult
+    public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        cURLDescription(on: session.completionQueue, calling: handler)
     }
 }

@@ -96,7 +96,8 @@ public final class Session: Sendable {
                 maximumConnectionsPerKey: configuration.maximumConnectionsPerHost,
                 maximumConnections: configuration.maximumConnections,
                 idleTimeout: configuration.idleConnectionTimeout),
-            connectTimeouts: ConnectTimeouts(connect: configuration.timeouts.connect, tlsHandshake: configuration.timeouts.tlsHandshake))
+            connectTimeouts: ConnectTimeouts(connect: configuration.timeouts.connect, tlsHandshake: configuration.timeouts.tlsHandshake),
+            tunnel: .http1(userAgent: configuration.headers.value(for: "User-Agent")))
     }
 
     // MARK: Making requests
@@ -233,4 +234,18 @@ public final class Session: Sendable {
 
     /// Whether ``shutdown()`` was called.
     public var isShutDown: Bool { live.withLock { $0.isShutDown } }
+
+    /// A session released without ``shutdown()``: its pooled connections are closed and its event
+    /// loop threads stopped in the background, so dropping a session leaks no threads or
+    /// descriptors. (No request can be outstanding: each keeps its session alive until it
+    /// finishes.) Prefer awaiting ``shutdown()``, which returns once everything is closed.
+    deinit {
+        guard !live.withLock({ $0.isShutDown }) else { return }
+        let pool = self.pool
+        let group = self.group
+        Task {
+            await pool.shutdown()
+            await group.shutdownGracefully()
+        }
+    }
 }

@@ -31,6 +31,12 @@ public struct SessionConfiguration: Sendable {
     /// The redirect rules (at most 20 hops; method rewriting; credentials dropped across origins;
     /// no https→http unless allowed). See ``RedirectPolicy``.
     public var redirectPolicy = RedirectPolicy.default
+    /// Whether a `GET` request may carry a body. Default false: such a request fails with
+    /// `.requestValidationFailed(reason: .bodyDataInGETRequest)` before anything is sent, as in
+    /// Alamofire. RFC 9110 §9.3.1: content in a GET has no generally defined semantics, and a
+    /// client should not send it unless the server said it supports it (some reject the request
+    /// or close the connection). Set true for servers that define one (search APIs do).
+    public var allowsGETRequestBodies = false
     /// The largest response body kept in memory, after content decoding. Default 64 MiB; one byte
     /// more fails the request with ``BluebonnetError/responseTooLarge(limit:)``.
     public var maximumResponseBodyBytes = 64 * 1024 * 1024
@@ -40,6 +46,16 @@ public struct SessionConfiguration: Sendable {
     public var decompressionLimits = DecompressionLimits.default
     /// Event loop threads. Default nil: one per core.
     public var eventLoopCount: Int?
+    /// The HTTP proxies requests go through. Default ``Proxy/none``: every request goes direct,
+    /// whatever the environment says; opt in to `http_proxy`, `https_proxy` and `no_proxy` with
+    /// `configuration.proxy = try .fromEnvironment()`.
+    ///
+    /// `http` URLs are sent to the proxy in absolute-form with its `Proxy-Authorization`; `https`
+    /// URLs go through a `CONNECT` tunnel, with TLS verified against the origin. Connections are
+    /// pooled per origin *and* proxy. Each request (and each redirect) picks its proxy from its own
+    /// URL, so `no_proxy` is applied again when a redirect changes the origin. A proxy that
+    /// refuses the tunnel fails the request with ``BluebonnetError/proxyResponseCode`` set.
+    public var proxy = Proxy.none
 
     /// The defaults described on each property.
     public init() {}

@@ -90,8 +90,8 @@ final class ResponseStreamChannel: Sendable {
 
     private struct State {
         var phase = Phase.awaitingHead
-        var head: ResponseHead?
-        var headWaiter: CheckedContinuation<ResponseHead?, Never>?
+        var head: (head: ResponseHead, informational: [ResponseHead])?
+        var headWaiter: CheckedContinuation<(head: ResponseHead, informational: [ResponseHead])?, Never>?
         var exchangeEnded = false
         var held: [ByteBuffer] = []
         var subscribers: [Subscriber] = []
@@ -141,16 +141,17 @@ final class ResponseStreamChannel: Sendable {
         state.withLock { $0.control = control }
     }
 
-    /// The final head: it waits for the pipeline's decision, and reading stops meanwhile.
-    func head(_ head: ResponseHead) -> Demand {
-        let waiter = state.withLock { state -> CheckedContinuation<ResponseHead?, Never>? in
+    /// The final head (with the informational heads before it): it waits for the pipeline's
+    /// decision, and reading stops meanwhile.
+    func head(_ head: ResponseHead, informational: [ResponseHead] = []) -> Demand {
+        let waiter = state.withLock { state -> CheckedContinuation<(head: ResponseHead, informational: [ResponseHead])?, Never>? in
             state.phase = .deciding
-            state.head = head
+            state.head = (head, informational)
             state.paused = true
             defer { state.headWaiter = nil }
             return state.headWaiter
         }
-        waiter?.resume(returning: head)
+        waiter?.resume(returning: (head, informational))
         return .pause
     }
 
@@ -196,7 +197,7 @@ final class ResponseStreamChannel: Sendable {
 
     /// The exchange (with its one replay) is over; a pipeline still waiting for a head gets nil.
     func exchangeEnded() {
-        let waiter = state.withLock { state -> CheckedContinuation<ResponseHead?, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<(head: ResponseHead, informational: [ResponseHead])?, Never>? in
             state.exchangeEnded = true
             state.control = nil
             defer { state.headWaiter = nil }
@@ -205,10 +206,11 @@ final class ResponseStreamChannel: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// The final head of the current exchange, or nil when it ended without one.
-    func waitForHead() async -> ResponseHead? {
+    /// The final head of the current exchange (with the informational heads before it), or nil
+    /// when it ended without one.
+    func waitForHead() async -> (head: ResponseHead, informational: [ResponseHead])? {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> ResponseHead?? in
+            let ready = state.withLock { state -> (head: ResponseHead, informational: [ResponseHead])?? in
                 if let head = state.head { return .some(head) }
                 if state.exchangeEnded { return .some(nil) }
                 state.headWaiter = continuation

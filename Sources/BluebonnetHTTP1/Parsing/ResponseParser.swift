@@ -189,7 +189,12 @@ public struct ResponseParser: Sendable {
     ///   on every later call.
     public mutating func next() throws(HTTPParserError) -> ResponseEvent {
         do {
-            return try step()
+            let event = try step()
+            // Let go of storage whose every byte was handed out: the connection can then read into
+            // its receive buffer again instead of allocating a new one (an empty buffer can be
+            // replaced at any point, see `receive`).
+            if buffer.isEmpty && buffer.capacity > 0 { buffer = ByteBuffer() }
+            return event
         } catch {
             state = .failed(error)
             messageKeepAlive = false

@@ -3,44 +3,62 @@ import BluebonnetPosix
 import BluebonnetTLS
 import Synchronization
 
-/// Establishes ``Connection``s: resolve → Happy Eyeballs connect → optional TLS handshake.
+/// Establishes ``Connection``s: resolve → Happy Eyeballs connect → optional proxy tunnel →
+/// optional TLS handshake.
 public enum Connector {
     /// Connects to `endpoint` and returns the connection, owned by `loop`, with reading off.
     ///
-    /// 1. **Resolve** (TCP): numeric addresses and `localhost` (RFC 6761 §6.3: `::1` then
-    ///    `127.0.0.1`) need no lookup; other names go to `resolver`. The addresses are ordered
-    ///    for racing (RFC 8305 §4, ``HappyEyeballs/interleave(_:)``).
-    /// 2. **TLS context**: `TLSContextCache.shared` builds (and caches) the context for
-    ///    `endpoint.tls` here, off the loop, since a first build loads trust roots.
+    /// 1. **Resolve** (TCP) the host — the proxy's when ``Endpoint/proxy`` is set: numeric
+    ///    addresses and `localhost` (RFC 6761 §6.3: `::1` then `127.0.0.1`) need no lookup; other
+    ///    names go to `resolver`. The addresses are ordered for racing (RFC 8305 §4,
+    ///    ``HappyEyeballs/interleave(_:)``).
+    /// 2. **TLS context**: `TLSContextCache.shared` builds (and caches) the context here, off the
+    ///    loop, since a first build loads trust roots.
     /// 3. **Connect** on `loop` with ``HappyEyeballs`` (250 ms attempt delay), bounded by
     ///    `timeouts.connect`.
-    /// 4. **Handshake** (TLS), bounded by `timeouts.tlsHandshake`, verifying the server against
-    ///    ``Endpoint/effectiveServerName``.
+    /// 4. **Tunnel** (a TLS endpoint through a proxy): `tunnel`'s handshake (`CONNECT host:port`)
+    ///    with the proxy, whose answer must come within `timeouts.connect`.
+    /// 5. **Handshake** (TLS), bounded by `timeouts.tlsHandshake`: with the origin, verifying it
+    ///    against ``Endpoint/effectiveServerName`` (through the tunnel when there is a proxy); or,
+    ///    for a plain endpoint through an `https://` proxy, with the proxy, verified against its host.
     ///
+    /// The connection's ``Connection/remoteAddress`` is the proxy's when there is one.
     /// Cancelling the calling task abandons the connect (sockets are closed) and throws
     /// ``TransportError/Kind/cancelled``.
     ///
+    /// - Parameter tunnel: makes the `CONNECT` handshake for TLS endpoints through a proxy (the
+    ///   HTTP layer supplies it); nil: such endpoints fail with `invalidEndpoint`.
     /// - Throws: ``TransportError`` of kind `dnsFailed`, `connectFailed`, `connectTimeout`, `tls`,
-    ///   `tlsHandshakeTimeout`, `io`, `invalidEndpoint`, `cancelled` or `eventLoopShutDown`.
+    ///   `tlsHandshakeTimeout`, `io`, `invalidEndpoint`, `proxyAuthenticationRequired`,
+    ///   `proxyRefused`, `proxyProtocolError`, `proxyTimeout`, `cancelled` or `eventLoopShutDown`.
     public static func connect(
         to endpoint: Endpoint,
         on loop: EventLoop,
         timeouts: ConnectTimeouts = ConnectTimeouts(),
-        resolver: Resolver = Resolver()
+        resolver: Resolver = Resolver(),
+        tunnel: ProxyTunnel? = nil
     ) async throws(TransportError) -> Connection {
         var metrics = ConnectMetrics()
         let addresses: [SocketAddress]
-        var port = 0
         switch endpoint.kind {
         case .tcp(let host, let tcpPort):
             guard let port16 = UInt16(exactly: tcpPort), port16 != 0 else {
                 throw .invalidEndpoint("port \(tcpPort) is not in 1...65535")
             }
-            port = tcpPort
+            var peer = (host: host, port: port16)
+            if let proxy = endpoint.proxy {
+                do {
+                    try proxy.validate()
+                } catch {
+                    throw .invalidEndpoint("proxy \(proxy): \(error.message)")
+                }
+                peer = (proxy.host, UInt16(proxy.port))
+            }
             metrics.dnsStart = .now
-            addresses = try await resolve(host: host, port: port16, resolver: resolver)
+            addresses = try await resolve(host: peer.host, port: peer.port, resolver: resolver)
             metrics.dnsEnd = .now
         case .unix(let path):
+            guard endpoint.proxy == nil else { throw .invalidEndpoint("a Unix-domain socket cannot be reached through a proxy") }
             do {
                 addresses = [try SocketAddress(unixDomainSocketPath: path)]
             } catch {
@@ -50,21 +68,49 @@ public enum Connector {
         let ordered = HappyEyeballs.interleave(addresses)
         metrics.resolvedAddresses = ordered
 
-        var tls: (context: TLSContext, serverName: String)?
-        if let configuration = endpoint.tls {
-            guard let serverName = endpoint.effectiveServerName else {
-                throw .invalidEndpoint("TLS over a Unix socket needs a server name")
-            }
+        let plan = try securityPlan(for: endpoint, tunnel: tunnel)
+        var tls: ConnectOperation.TLSPlan?
+        if let wanted = plan.tls {
+            let (configuration, serverName, tlsPort) = wanted
             do {
-                tls = (try TLSContextCache.shared.context(for: configuration), serverName)
+                tls = ConnectOperation.TLSPlan(
+                    context: try TLSContextCache.shared.context(for: configuration), serverName: serverName, port: tlsPort)
             } catch {
                 throw .tls(error)
             }
         }
         if Task.isCancelled { throw .cancelled }
         let operation = ConnectOperation(
-            loop: loop, addresses: ordered, tls: tls, port: port, timeouts: timeouts, metrics: metrics)
+            loop: loop, addresses: ordered, tls: tls, tunnel: plan.tunnel, timeouts: timeouts, metrics: metrics)
         return try await operation.run()
+    }
+
+    /// Which TLS handshake the connection runs (configuration, name verified, the peer's port for
+    /// session resumption) and whether a tunnel comes first.
+    static func securityPlan(
+        for endpoint: Endpoint, tunnel: ProxyTunnel?
+    ) throws(TransportError) -> (tls: (TLSConfiguration, String, Int)?, tunnel: (any ProxyTunnelHandshake)?) {
+        guard let proxy = endpoint.proxy, case .tcp(let host, let port) = endpoint.kind else {
+            guard let configuration = endpoint.tls else { return (nil, nil) }
+            guard let serverName = endpoint.effectiveServerName else {
+                throw .invalidEndpoint("TLS over a Unix socket needs a server name")
+            }
+            var port = 0
+            if case .tcp(_, let tcpPort) = endpoint.kind { port = tcpPort }
+            return ((configuration, serverName, port), nil)
+        }
+        guard let configuration = endpoint.tls else {
+            // Plain HTTP through the proxy: the connection is to the proxy, TLS only if it is an https proxy.
+            return (proxy.tls.map { ($0, proxy.host, proxy.port) }, nil)
+        }
+        guard proxy.tls == nil else {
+            throw .invalidEndpoint("TLS to the origin inside TLS to the proxy (an https:// proxy for an https URL) is not supported")
+        }
+        guard let tunnel else {
+            throw .invalidEndpoint("a TLS endpoint through a proxy needs a ProxyTunnel to open the CONNECT tunnel")
+        }
+        let serverName = endpoint.effectiveServerName ?? host
+        return ((configuration, serverName, port), try tunnel.handshake(host: host, port: port, proxy: proxy))
     }
 
     /// The addresses for `host`: numeric and `localhost` names without a lookup.
@@ -83,12 +129,19 @@ public enum Connector {
     }
 }
 
-/// One connect on its loop: the Happy Eyeballs race, then the TLS handshake.
+/// One connect on its loop: the Happy Eyeballs race, then the proxy tunnel, then the TLS handshake.
 ///
 /// `@unchecked Sendable`: everything but `outcome` is confined to `loop`'s thread (it is created
 /// off the loop, but only touched after `run()` hops there with `execute`); `outcome`, where the
 /// awaiting task and the loop meet, is a `Mutex`.
 final class ConnectOperation: @unchecked Sendable {
+    /// The TLS handshake to run: the context, the name to send and verify, the peer's port.
+    struct TLSPlan {
+        var context: TLSContext
+        var serverName: String
+        var port: Int
+    }
+
     private struct Outcome {
         var continuation: CheckedContinuation<Result<Connection, TransportError>, Never>?
         var result: Result<Connection, TransportError>?
@@ -96,9 +149,11 @@ final class ConnectOperation: @unchecked Sendable {
     }
 
     private enum Phase {
-        /// Racing attempts. → `handshaking` (TLS) or `done`.
+        /// Racing attempts. → `tunneling` (proxy tunnel), `handshaking` (TLS) or `done`.
         case connecting
-        /// TLS handshake on the winning socket. → `done`.
+        /// The proxy tunnel handshake on the winning socket. → `handshaking` or `done`.
+        case tunneling
+        /// TLS handshake on the winning socket (or through the tunnel). → `done`.
         case handshaking
         /// Finished; late events are ignored.
         case done
@@ -112,9 +167,10 @@ final class ConnectOperation: @unchecked Sendable {
 
     private let outcome = Mutex(Outcome())
     private let loop: EventLoop
-    private let tls: (context: TLSContext, serverName: String)?
-    private let port: Int
+    private let tls: TLSPlan?
     private let timeouts: ConnectTimeouts
+    /// The tunnel's handshake, until the tunnel is open.
+    private var tunnel: (any ProxyTunnelHandshake)?
 
     // Loop-confined from here on.
     private var machine: HappyEyeballs
@@ -129,12 +185,12 @@ final class ConnectOperation: @unchecked Sendable {
     private var receiveBuffer = ByteBuffer()
 
     init(
-        loop: EventLoop, addresses: [SocketAddress], tls: (context: TLSContext, serverName: String)?, port: Int,
+        loop: EventLoop, addresses: [SocketAddress], tls: TLSPlan?, tunnel: (any ProxyTunnelHandshake)?,
         timeouts: ConnectTimeouts, metrics: ConnectMetrics
     ) {
         self.loop = loop
         self.tls = tls
-        self.port = port
+        self.tunnel = tunnel
         self.timeouts = timeouts
         self.metrics = metrics
         self.machine = HappyEyeballs(addresses: addresses, deadline: .after(timeouts.connect))
@@ -272,11 +328,105 @@ final class ConnectOperation: @unchecked Sendable {
         if let registration = attempt.registration { try? loop.deregister(registration) }
         metrics.connectEnd = .now
         metrics.attempts = machine.attempts
-        if let tls {
-            startHandshake(socket, tls.context, serverName: tls.serverName)
+        if tunnel != nil || tls != nil {
+            let descriptor = socket.descriptor
+            handshakeSocket = consume socket
+            do {
+                handshakeRegistration = try loop.register(descriptor: descriptor, interest: .readable) { [weak self] events in
+                    self?.setupEvent(events)
+                }
+            } catch {
+                finish(.failure(.io(error)))
+                return
+            }
+            if tunnel != nil {
+                startTunnel()
+            } else {
+                startHandshake(leftover: nil)
+            }
         } else {
             establish(socket, pendingWrites: [])
         }
+    }
+
+    /// Readiness of the socket between the connect and the established connection.
+    private func setupEvent(_ events: IOEvents) {
+        switch phase {
+        case .tunneling: tunnelEvent(events)
+        case .handshaking: handshakeEvent(events)
+        case .connecting, .done: break
+        }
+    }
+
+    // MARK: Proxy tunnel
+
+    private func startTunnel() {
+        phase = .tunneling
+        timer = loop.scheduleTask(in: timeouts.connect) { self.tunnelTimedOut() }
+        do throws(TransportError) {
+            guard var handshake = tunnel else { return }
+            let request = try handshake.start()
+            tunnel = handshake
+            handshakeQueue.append(request)
+        } catch {
+            finish(.failure(error))
+            return
+        }
+        do {
+            try flushHandshake()
+        } catch {
+            finish(.failure(.io(error)))
+        }
+    }
+
+    private func tunnelEvent(_ events: IOEvents) {
+        guard case .tunneling = phase, var handshake = tunnel else { return }
+        if events.contains(.writable) {
+            do {
+                try flushHandshake()
+            } catch {
+                finish(.failure(.io(error)))
+                return
+            }
+        }
+        guard !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) else { return }
+        receiveBuffer.clear()
+        let step: ProxyTunnelStep
+        do throws(TransportError) {
+            let result: IOResult<Int>?
+            do {
+                result = try handshakeSocket?.read(into: &receiveBuffer, maxBytes: Connection.readChunk)
+            } catch {
+                throw .io(error)
+            }
+            switch result {
+            case nil, .wouldBlock?:
+                return
+            case .processed(0)?:
+                step = try handshake.receiveEndOfStream()
+            case .processed?:
+                step = try handshake.receive(receiveBuffer)
+            }
+        } catch {
+            finish(.failure(error))
+            return
+        }
+        tunnel = handshake
+        guard case .established(let leftover) = step else { return }
+        tunnel = nil
+        timer?.cancel()
+        timer = nil
+        guard handshakeQueue.isEmpty else {
+            finish(.failure(.proxyProtocolError("the proxy answered before it read the whole CONNECT request")))
+            return
+        }
+        startHandshake(leftover: leftover)
+    }
+
+    private func tunnelTimedOut() {
+        guard case .tunneling = phase else { return }
+        timer = nil
+        finish(.failure(.proxyTimeout))
     }
 
     private func cancelOnLoop() {
@@ -286,25 +436,22 @@ final class ConnectOperation: @unchecked Sendable {
 
     // MARK: TLS handshake
 
-    private func startHandshake(_ socket: consuming Socket, _ context: TLSContext, serverName: String) {
+    /// Starts TLS on the registered setup socket; `leftover`: bytes that came with the proxy's
+    /// answer, the first ciphertext from the origin.
+    private func startHandshake(leftover: ByteBuffer?) {
+        guard let tls else {
+            finish(.failure(.invalidEndpoint("a proxy tunnel without TLS")))
+            return
+        }
         phase = .handshaking
         metrics.tlsStart = .now
         do {
-            engine = try TLSEngine(context: context, serverName: serverName, port: port)
+            engine = try TLSEngine(context: tls.context, serverName: tls.serverName, port: tls.port)
         } catch {
             finish(.failure(.tls(error)))
             return
         }
-        let descriptor = socket.descriptor
-        handshakeSocket = consume socket
-        do {
-            handshakeRegistration = try loop.register(descriptor: descriptor, interest: .readable) { [weak self] events in
-                self?.handshakeEvent(events)
-            }
-        } catch {
-            finish(.failure(.io(error)))
-            return
-        }
+        if let leftover, !leftover.isEmpty { engine?.feedCiphertext(leftover) }
         timer = loop.scheduleTask(in: timeouts.tlsHandshake) { self.handshakeTimedOut() }
         driveHandshake()
     }

@@ -1,6 +1,7 @@
 import BluebonnetTLS
 
-/// Where to connect: a TCP host and port or a Unix-domain socket, with or without TLS.
+/// Where to connect: a TCP host and port or a Unix-domain socket, with or without TLS, directly
+/// or through an HTTP proxy.
 public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     /// The transport address.
     public enum Kind: Hashable, Sendable {
@@ -17,17 +18,25 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     /// The name sent as SNI and verified against the server's certificate. Default nil: the TCP
     /// host (for Unix sockets there is no default: TLS over a Unix socket needs a server name).
     public var serverName: String?
+    /// The HTTP proxy to go through (TCP endpoints only), or nil to connect directly.
+    ///
+    /// The connection is made to the proxy. Without ``tls`` it is used as it is (the HTTP layer
+    /// sends absolute-form requests); with ``tls`` the connector first opens a `CONNECT` tunnel to
+    /// `host:port` (see ``ProxyTunnel``), then runs TLS with the origin through it — SNI and
+    /// verification against ``effectiveServerName``, the origin, never the proxy.
+    public var proxy: Proxy.Server?
 
-    /// An endpoint of `kind`, plain unless `tls` is given.
-    public init(kind: Kind, tls: TLSConfiguration? = nil, serverName: String? = nil) {
+    /// An endpoint of `kind`, plain unless `tls` is given, direct unless `proxy` is given.
+    public init(kind: Kind, tls: TLSConfiguration? = nil, serverName: String? = nil, proxy: Proxy.Server? = nil) {
         self.kind = kind
         self.tls = tls
         self.serverName = serverName
+        self.proxy = proxy
     }
 
-    /// A TCP endpoint `host`:`port`, plain unless `tls` is given.
-    public init(host: String, port: Int, tls: TLSConfiguration? = nil, serverName: String? = nil) {
-        self.init(kind: .tcp(host: host, port: port), tls: tls, serverName: serverName)
+    /// A TCP endpoint `host`:`port`, plain unless `tls` is given, direct unless `proxy` is given.
+    public init(host: String, port: Int, tls: TLSConfiguration? = nil, serverName: String? = nil, proxy: Proxy.Server? = nil) {
+        self.init(kind: .tcp(host: host, port: port), tls: tls, serverName: serverName, proxy: proxy)
     }
 
     /// A Unix-domain socket endpoint, plain unless `tls` is given (then `serverName` is required).
@@ -44,23 +53,28 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         return host
     }
 
-    /// `tcp://host:port`, `tls://host:port`, `unix:/path` or `tls+unix:/path`.
+    /// `tcp://host:port`, `tls://host:port`, `unix:/path` or `tls+unix:/path`, then
+    /// ` via <proxy>` when there is a proxy.
     public var description: String {
-        switch kind {
+        let target = switch kind {
         case .tcp(let host, let port): "\(tls == nil ? "tcp" : "tls")://\(host):\(port)"
         case .unix(let path): "\(tls == nil ? "unix" : "tls+unix"):\(path)"
         }
+        return proxy.map { "\(target) via \($0)" } ?? target
     }
 
     /// The pool key for connections to this endpoint: scheme (`http`, `https`, `http+unix`,
     /// `https+unix`), host (ASCII-lowercased by ``PoolKey``) or socket path, port, and the identity
     /// of the TLS configuration together with the server name (connections that verified another
-    /// name are not interchangeable).
+    /// name are not interchangeable), and the proxy (``Proxy/Server/poolKey``): the same origin
+    /// direct and through a proxy, or through two proxies, never shares connections.
     public var poolKey: PoolKey {
         let identity = tls.map { PoolKey.Identity(TLSIdentity(configuration: $0, serverName: serverName)) }
         switch kind {
         case .tcp(let host, let port):
-            return PoolKey(scheme: tls == nil ? .http : .https, host: host, port: port, tlsConfiguration: identity)
+            return PoolKey(
+                scheme: tls == nil ? .http : .https, host: host, port: port, tlsConfiguration: identity,
+                proxy: proxy?.poolKey)
         case .unix(let path):
             return PoolKey(scheme: tls == nil ? .httpUnix : .httpsUnix, host: path, port: 0, tlsConfiguration: identity)
         }

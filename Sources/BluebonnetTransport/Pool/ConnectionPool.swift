@@ -33,7 +33,7 @@ public final class ConnectionPool: Sendable {
     private struct State {
         var machine: PoolStateMachine
         var connections: [PoolStateMachine.ConnectionID: Entry] = [:]
-        var waiters: [PoolStateMachine.RequestID: CheckedContinuation<Result<PooledConnection, TransportError>, Never>] = [:]
+        var waiters: [PoolStateMachine.RequestID: Waiter] = [:]
         var endpoints: [PoolKey: Endpoint] = [:]
         var timerWanted: Deadline?
         var timerVersion: UInt64 = 0
@@ -43,11 +43,24 @@ public final class ConnectionPool: Sendable {
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// Who waits for a lease: a suspended task, or a handler that takes the connection on its loop.
+    private enum Waiter {
+        case task(CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
+        case onEventLoop(@Sendable (Result<PooledConnection, TransportError>) -> Void)
+
+        func deliver(_ result: Result<PooledConnection, TransportError>) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: result)
+            case .onEventLoop(let handler): handler(result)
+            }
+        }
+    }
+
     /// What one event needs done after unlocking.
     private enum Work {
         case create(PoolStateMachine.ConnectionID, PoolKey, Endpoint)
-        case lease(PooledConnection, detach: Bool, CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
-        case fail(TransportError, CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
+        case lease(PooledConnection, detach: Bool, Waiter)
+        case fail(TransportError, Waiter)
         case close(Connection)
         case watch(Connection, PoolStateMachine.ConnectionID, epoch: UInt64)
         case syncTimer
@@ -68,18 +81,25 @@ public final class ConnectionPool: Sendable {
     /// The timeouts every connect uses.
     public let connectTimeouts: ConnectTimeouts
     private let resolver: Resolver
+    private let tunnel: ProxyTunnel?
 
     /// A pool making connections on `group`'s loops with `configuration`'s limits.
+    ///
+    /// - Parameter tunnel: opens `CONNECT` tunnels for TLS endpoints through a proxy (see
+    ///   ``Connector/connect(to:on:timeouts:resolver:tunnel:)``); nil: such leases fail with
+    ///   `invalidEndpoint`.
     public init(
         group: EventLoopGroup,
         configuration: PoolStateMachine.Configuration = .init(),
         connectTimeouts: ConnectTimeouts = ConnectTimeouts(),
-        resolver: Resolver = Resolver()
+        resolver: Resolver = Resolver(),
+        tunnel: ProxyTunnel? = nil
     ) {
         self.group = group
         self.timerLoop = group.loops[0]
         self.connectTimeouts = connectTimeouts
         self.resolver = resolver
+        self.tunnel = tunnel
         self.state = Mutex(State(machine: PoolStateMachine(configuration: configuration)))
     }
 
@@ -107,7 +127,7 @@ public final class ConnectionPool: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<PooledConnection, TransportError>, Never>) in
                 let admitted = modify { state -> PoolStateMachine.Actions? in
                     guard !cancelled.load(ordering: .acquiring) else { return nil }
-                    state.waiters[id] = continuation
+                    state.waiters[id] = .task(continuation)
                     state.endpoints[key] = endpoint
                     return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: .now)
                 }
@@ -118,6 +138,38 @@ public final class ConnectionPool: Sendable {
             _ = modify { $0.machine.leaseCancelled(id: id) }
         }
         return try result.get()
+    }
+
+    /// Which lease ``cancelLease(_:)`` cancels.
+    public struct LeaseTicket: Sendable, Hashable {
+        let id: PoolStateMachine.RequestID
+    }
+
+    /// Asks for a connection like ``lease(_:endpoint:deadline:)``, without suspending: `handler` is
+    /// called exactly once — with the connection on *its* event loop (reading off, no delegate),
+    /// ready for the caller to start using it right there, or with the failure on any thread.
+    ///
+    /// This is the one-hop path: a task that wants to run an exchange on the connection's loop
+    /// hands the pool that work instead of being resumed first and hopping to the loop after.
+    /// Cancel with ``cancelLease(_:)`` (the handler then gets `cancelled`, unless the connection
+    /// was already on its way).
+    public func lease(
+        _ key: PoolKey, endpoint: Endpoint, deadline: Deadline? = nil,
+        onEventLoop handler: @escaping @Sendable (Result<PooledConnection, TransportError>) -> Void
+    ) -> LeaseTicket {
+        let id = PoolStateMachine.RequestID(requestIDs.wrappingAdd(1, ordering: .relaxed).oldValue)
+        modify { state in
+            state.waiters[id] = .onEventLoop(handler)
+            state.endpoints[key] = endpoint
+            return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: .now)
+        }
+        return LeaseTicket(id: id)
+    }
+
+    /// Withdraws a lease made with ``lease(_:endpoint:deadline:onEventLoop:)``: a waiting one fails
+    /// with `cancelled`; one already handed over is not affected.
+    public func cancelLease(_ ticket: LeaseTicket) {
+        modify { $0.machine.leaseCancelled(id: ticket.id) }
     }
 
     /// ``lease(_:endpoint:deadline:)`` with the endpoint's own ``Endpoint/poolKey``.
@@ -220,12 +272,12 @@ public final class ConnectionPool: Sendable {
                 let pooled = PooledConnection(
                     connection: entry.connection, connectionID: id, requestID: request, key: entry.key,
                     isReused: entry.uses > 1)
-                if let continuation = state.waiters.removeValue(forKey: request) {
-                    work.append(.lease(pooled, detach: detach, continuation))
+                if let waiter = state.waiters.removeValue(forKey: request) {
+                    work.append(.lease(pooled, detach: detach, waiter))
                 }
             case .failLease(let request, let error):
-                if let continuation = state.waiters.removeValue(forKey: request) {
-                    work.append(.fail(Self.transportError(error), continuation))
+                if let waiter = state.waiters.removeValue(forKey: request) {
+                    work.append(.fail(Self.transportError(error), waiter))
                 }
             case .closeConnection(let id):
                 if id == idleCandidate { candidateTaken = true }
@@ -269,27 +321,33 @@ public final class ConnectionPool: Sendable {
             let loop = group.next()
             let timeouts = connectTimeouts
             let resolver = resolver
+            let tunnel = tunnel
             Task {
                 do throws(TransportError) {
-                    let connection = try await Connector.connect(to: endpoint, on: loop, timeouts: timeouts, resolver: resolver)
+                    let connection = try await Connector.connect(
+                        to: endpoint, on: loop, timeouts: timeouts, resolver: resolver, tunnel: tunnel)
                     self.connectionEstablished(id, key, connection)
                 } catch {
                     self.connectionFailed(id, error)
                 }
             }
-        case .lease(let pooled, let detach, let continuation):
-            guard detach else {
+        case .lease(let pooled, let detach, let waiter):
+            if !detach, case .task(let continuation) = waiter {
                 continuation.resume(returning: .success(pooled))
                 return
             }
+            // Always queued, also from the loop itself: the releasing exchange is still on the
+            // stack and must finish with the connection before the next one takes it.
             let connection = pooled.connection
             connection.eventLoop.execute {
-                connection.stopReading()
-                connection.delegate = nil
-                continuation.resume(returning: .success(pooled))
+                if detach {
+                    connection.stopReading()
+                    connection.delegate = nil
+                }
+                waiter.deliver(.success(pooled))
             }
-        case .fail(let error, let continuation):
-            continuation.resume(returning: .failure(error))
+        case .fail(let error, let waiter):
+            waiter.deliver(.failure(error))
         case .close(let connection):
             connection.eventLoop.execute {
                 connection.close()

@@ -61,16 +61,21 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         /// Identity of the credentials sent to the proxy, if any: connections authenticated
         /// differently are never shared. `nil` means no credentials.
         public var credentials: Identity?
+        /// Identity of the TLS configuration of the connection to the proxy itself (an `https://`
+        /// proxy); `nil` for a plain connection to the proxy.
+        public var tls: Identity?
 
-        /// A proxy at `host`:`port`, optionally with the identity of its credentials.
-        public init(host: String, port: Int, credentials: Identity? = nil) {
+        /// A proxy at `host`:`port`, optionally with the identities of its credentials and of the
+        /// TLS to it.
+        public init(host: String, port: Int, credentials: Identity? = nil, tls: Identity? = nil) {
             self.host = asciiLowercased(host)
             self.port = port
             self.credentials = credentials
+            self.tls = tls
         }
 
-        /// `host:port`.
-        public var description: String { "\(host):\(port)" }
+        /// `host:port` (`https://host:port` for a TLS proxy).
+        public var description: String { tls == nil ? "\(host):\(port)" : "https://\(host):\(port)" }
     }
 
     /// How connections reach the origin.

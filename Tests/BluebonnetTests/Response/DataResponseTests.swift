@@ -66,5 +66,20 @@ import Testing
         }
         #expect(!text.contains("secret"))
         #expect(!text.contains("id=1"))
+        #expect(!text.contains("[Informational]") && !text.contains("[Trailers]"), "sections only when there is something")
+    }
+
+    @Test func debugDescriptionListsInformationalHeadsAndTrailers() {
+        let response = HTTPResponse(
+            url: URL(string: "https://example.com/")!, statusCode: 200, headers: ["X-A": "b"],
+            informationalResponses: [InformationalResponse(statusCode: 103, reason: "Early Hints")],
+            trailers: ["X-Checksum": "1", "Set-Cookie": "late=1"])
+        let text = DataResponse<Int, BluebonnetError>(
+            request: nil, response: response, data: nil, metrics: nil, serializationDuration: .zero, result: .success(1)
+        ).debugDescription
+        for part in ["[Informational]: HTTP/1.1 103 Early Hints", "[Trailers]:", "X-Checksum: 1", "Set-Cookie: ***"] {
+            #expect(text.contains(part), "missing \(part) in\n\(text)")
+        }
+        #expect(!text.contains("late=1"))
     }
 }

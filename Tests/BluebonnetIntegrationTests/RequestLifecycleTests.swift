@@ -1,0 +1,131 @@
+@testable import Bluebonnet
+import BluebonnetTestSupport
+import FoundationEssentials
+import Synchronization
+import Testing
+
+/// `resume`/`suspend`/`cancel` follow Alamofire's state rules (`initialized` → `resumed` ⇄
+/// `suspended`, → `cancelled` from any state but `finished`, nothing leaves `finished` or
+/// `cancelled`), and `shutdown()` finishes what is outstanding; against the fault server.
+@Suite(.timeLimit(.minutes(2)), .testServer(.faultServer))
+struct RequestLifecycleTests {
+    /// Counts lifecycle events per kind.
+    final class Counts: Sendable {
+        let counts = Mutex<[String: Int]>([:])
+        func add(_ name: String) { counts.withLock { $0[name, default: 0] += 1 } }
+        subscript(_ name: String) -> Int { counts.withLock { $0[name, default: 0] } }
+
+        var monitor: ClosureEventMonitor {
+            var monitor = ClosureEventMonitor()
+            monitor.requestDidResume = { _ in self.add("resume") }
+            monitor.requestDidSuspend = { _ in self.add("suspend") }
+            monitor.requestDidCancel = { _ in self.add("cancel") }
+            monitor.requestDidStartTransaction = { _, _ in self.add("transaction") }
+            monitor.requestDidFinish = { _, _, _ in self.add("finish") }
+            return monitor
+        }
+    }
+
+    @Test func suspendBeforeStartThenResumeRunsItOnceAndFinishedIsFinal() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let counts = Counts()
+        let session = Session(eventMonitors: [counts.monitor], startRequestsImmediately: false)
+        let request = session.request("\(base)/ok")
+        #expect(request.state == .initialized)
+        request.suspend()
+        request.suspend()
+        #expect(request.state == .suspended)
+        let task = request.serializingData()
+        #expect(request.state == .suspended, "without startRequestsImmediately a handler does not start it")
+        request.resume()
+        request.resume()
+        #expect(try await task.value == Data("ok".utf8))
+        #expect(request.state == .finished)
+        #expect(await eventually { counts["finish"] == 1 })
+        #expect(counts["suspend"] == 1 && counts["resume"] == 1, "a repeated call is no transition and no event")
+        // Nothing leaves `finished`; a handler added now gets the same response.
+        request.resume()
+        request.suspend()
+        request.cancel()
+        #expect(request.state == .finished)
+        #expect(try await request.serializingData().value == Data("ok".utf8))
+        #expect(counts["transaction"] == 1, "it ran once")
+        await session.shutdown()
+    }
+
+    @Test(arguments: ["initialized", "suspended", "resumed"])
+    func cancelFromAnyStateButFinishedIsExplicitCancellation(_ from: String) async throws {
+        let base = try SuiteTestServer.baseURL()
+        let counts = Counts()
+        let session = Session(eventMonitors: [counts.monitor], startRequestsImmediately: false)
+        let request = session.request("\(base)/stall-head")
+        switch from {
+        case "suspended": request.suspend()
+        case "resumed":
+            request.resume()
+            #expect(await eventually { counts["transaction"] == 1 }, "the request is on the wire")
+        default: break
+        }
+        request.cancel()
+        #expect(request.state == .cancelled)
+        request.resume()
+        request.suspend()
+        #expect(request.state == .cancelled, "nothing leaves cancelled")
+        let response = await request.serializingData().response
+        #expect(response.error?.isExplicitlyCancelledError == true, "\(response.result)")
+        #expect(response.response == nil)
+        #expect(request.state == .cancelled, "a cancelled request stays cancelled once finished (Alamofire)")
+        #expect(await eventually { counts["finish"] == 1 }, "every event before the end was delivered")
+        #expect(counts["cancel"] == 1)
+        #expect(counts["transaction"] == (from == "resumed" ? 1 : 0), "a request cancelled before it ran never reaches the wire")
+        await session.shutdown()
+    }
+
+    @Test func withStartRequestsImmediatelyAHandlerResumesASuspendedRequest() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let session = Session()
+        let request = session.request("\(base)/ok").suspend()
+        #expect(request.state == .suspended)
+        #expect(try await request.serializingString().value == "ok", "as Alamofire's appended serializer does")
+        await session.shutdown()
+    }
+
+    @Test func shutdownFinishesOutstandingRequestsWithSessionInvalidated() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let counts = Counts()
+        let session = Session(eventMonitors: [counts.monitor])
+        let running = session.request("\(base)/stall-head")
+        let pending = running.serializingData()
+        #expect(await eventually { counts["transaction"] == 1 }, "the request is on the wire")
+        let notStarted = session.request("\(base)/ok")
+        #expect(notStarted.state == .initialized)
+
+        await session.shutdown()
+        #expect(session.isShutDown)
+        for result in [await pending.result, await notStarted.serializingData().result] {
+            guard case .failure(.sessionInvalidated(error: nil)) = result else {
+                Issue.record("expected sessionInvalidated(nil), got \(result)")
+                continue
+            }
+        }
+        #expect(running.state == .cancelled)
+        #expect(notStarted.state == .cancelled)
+        let later = await session.request("\(base)/ok").serializingData().response
+        #expect(later.error?.isSessionInvalidatedError == true, "\(later.result)")
+        await session.shutdown()  // idempotent
+    }
+
+    @Test func aSessionReleasedWithoutShutdownStopsItsLoops() async throws {
+        let base = try SuiteTestServer.baseURL()
+        var session: Session? = Session()
+        let loops = try #require(session?.group.loops)
+        let pool = try #require(session?.pool)
+        #expect(try await session?.request("\(base)/ok").serializingData().value == Data("ok".utf8))
+        #expect(await eventually { pool.connectionCount == 1 }, "a pooled keep-alive connection")
+        weak let released = session
+        session = nil
+        #expect(released == nil, "nothing else keeps a session without outstanding requests alive")
+        #expect(await eventually { pool.connectionCount == 0 }, "its connections are closed")
+        #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
+    }
+}
