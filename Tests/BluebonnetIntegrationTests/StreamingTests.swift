@@ -118,6 +118,26 @@ struct StreamingTests {
         }
     }
 
+    /// `maximumResponseBodyBytes` bounds what is kept in memory; a stream keeps nothing, so a
+    /// Content-Length above it streams (and nothing is allocated for the whole body up front).
+    @Test func inMemoryLimitDoesNotApplyToStreams() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            var configuration = SessionConfiguration()
+            configuration.maximumResponseBodyBytes = 1 << 20
+            let session = Session(configuration: configuration)
+            let url = "\(server.baseURL.absoluteString)/64m.bin"
+            let streamed = await Self.stream(session.streamRequest(url), .closure)
+            #expect(streamed.completion.error == nil, "\(String(describing: streamed.completion.error))")
+            #expect(streamed.byteCount == 64 << 20)
+            let collected = await session.request(url).serializingData().response
+            guard case .responseTooLarge? = collected.error else {
+                Issue.record("the in-memory request keeps its limit: \(String(describing: collected.error))")
+                return
+            }
+            await session.shutdown()
+        }
+    }
+
     // MARK: Backpressure
 
     /// A consumer that always lets the buffer fill before it takes anything: reading stops at the
