@@ -55,6 +55,22 @@ struct StreamingPipelineTests {
         }
     }
 
+    /// Through a `CONNECT` tunnel (TLS with nginx inside it): the streamed body is the file.
+    @Test func streamsThroughAProxyTunnel() async throws {
+        try await withTestServer(.proxy(["--auth", "\(ProxyTests.user):\(ProxyTests.password)"])) { proxy in
+            try await withTestServer(.nginx(tls: true)) { nginx in
+                let session = try ProxyTests.session(proxy, credentials: true)
+                let tlsPort = try #require(nginx.tlsPort)
+                let streamed = await StreamingTests.stream(session.streamRequest("https://localhost:\(tlsPort)/1m.bin"), .async)
+                let expected = try StreamingTests.fileDigest(nginx, "1m.bin")
+                #expect(streamed.completion.error == nil, "\(String(describing: streamed.completion.error))")
+                #expect(streamed.digest == expected.digest)
+                #expect(try ProxyTests.log(proxy).map(\.method) == ["CONNECT"])
+                await session.shutdown()
+            }
+        }
+    }
+
     /// Monitors see a stream request like a data request (the response with nil data), under
     /// the stream's id — except that the response and its validation come before the
     /// transaction's end: they are decided on the head, while the body still streams.
