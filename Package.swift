@@ -95,7 +95,8 @@ let package = Package(
         ),
         .target(
             name: "BluebonnetTestSupport",
-            dependencies: ["BluebonnetCore", "BluebonnetHTTP1"]
+            // OpenSSL for `StreamingSHA256` (hashing 64 MiB streamed bodies as they arrive).
+            dependencies: ["BluebonnetCore", "BluebonnetHTTP1", "CBluebonnetOpenSSL"]
         ),
 
         // MARK: Tests

@@ -8,9 +8,10 @@ import Synchronization
 /// `Fetching` over one Bluebonnet `Session`, made from the first job's settings (every job of a
 /// run has the same ones) and used for every URL, so keep-alive connections are reused.
 ///
-/// What the Session API does not report yet stays unknown (`null` in the JSON), never invented:
-/// per-phase timings (`dns_ms`, `connect_ms`, `tls_ms`, `first_byte_ms`), `reused`, and the body
-/// progress the progress bar would draw.
+/// The progress bar is live: `downloadProgress` drives it as the body arrives. A job with an
+/// `-o` file is streamed (`DataStreamRequest`) into a temporary file beside the target, renamed
+/// over it once the whole body is in; on any failure the temporary file is removed, so nothing
+/// partial is left at the target and the outcome is the error.
 final class Fetcher: Fetching {
     /// The library version `--version` prints.
     static let libraryVersion = Bluebonnet.version
@@ -33,7 +34,14 @@ final class Fetcher: Fetching {
         } catch {
             return FetchOutcome(url: job.url, error: FetchError(.invalidURL, "-x \(job.proxy ?? ""): \(error)"))
         }
-        let task = session.request(request).serializingResponse()
+        if let path = job.outputFile {
+            return await fetch(job, request, on: session, toFile: path)
+        }
+        let dataRequest = session.request(request)
+        if let progress = job.progress {
+            dataRequest.downloadProgress { progress($0.completedUnitCount, $0.totalUnitCount >= 0 ? $0.totalUnitCount : nil) }
+        }
+        let task = dataRequest.serializingResponse()
 
         // --timeout bounds the whole fetch, redirects included (curl's --max-time); the Session's
         // own request timeout is per hop.
@@ -68,16 +76,120 @@ final class Fetcher: Fetching {
             }
             let body = data.map { Array($0) } ?? []
             job.progress?(Int64(body.count), head.expectedContentLength)
-            return FetchOutcome(
-                url: job.url, status: head.statusCode, reason: head.reason, version: head.version.description,
-                headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
-                redirects: redirects, metrics: metrics,
-                informational: head.informationalResponses.map {
-                    InformationalHead(status: $0.statusCode, reason: $0.reason, version: $0.version.description,
-                                      headers: $0.headers.map { (name: $0.name, value: $0.value) })
-                },
-                trailers: head.trailers?.map { (name: $0.name, value: $0.value) } ?? [])
+            return Self.outcome(job.url, head, redirects: redirects, metrics: metrics, body: body)
         }
+    }
+
+    /// Streams the response into a temporary file beside `path` and renames it over `path` once
+    /// the whole body arrived (any status, as curl does); any failure removes the temporary file.
+    private func fetch(_ job: FetchJob, _ request: HTTPRequest, on session: Session, toFile path: String) async -> FetchOutcome {
+        let target = URL(fileURLWithPath: path)
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).bluebonnet-\(UUID().uuidString).part")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: temporary.path)
+        else {
+            return FetchOutcome(url: job.url, error: FetchError(.io, "cannot create a file beside \(path)"))
+        }
+        let streamRequest = session.streamRequest(request)
+        if let progress = job.progress {
+            streamRequest.downloadProgress { progress($0.completedUnitCount, $0.totalUnitCount >= 0 ? $0.totalUnitCount : nil) }
+        }
+        let watchdog: Task<Bool, Never>? = job.timeout.map { seconds in
+            Task {
+                do {
+                    try await Task.sleep(for: .seconds(seconds))
+                } catch {
+                    return false
+                }
+                streamRequest.cancel()
+                return true
+            }
+        }
+
+        var written = 0
+        var wroteHead = !job.includeHeadInOutputFile
+        var writeError: FetchError?
+        var completion: DataStreamRequest.Completion?
+        func writeHead(_ response: HTTPResponse?) throws {
+            guard !wroteHead, let response else { return }
+            wroteHead = true
+            try handle.write(contentsOf: Array(CLI.head(of: Self.outcome(job.url, response, redirects: 0, metrics: FetchMetrics())).utf8))
+        }
+        for await stream in streamRequest.streamTask().streamingData() {
+            switch stream.event {
+            case .stream(.success(let data)):
+                guard writeError == nil else { continue }
+                do {
+                    try writeHead(streamRequest.response)
+                    try handle.write(contentsOf: data)
+                    written += data.count
+                } catch {
+                    writeError = FetchError(.io, "writing \(path): \(error)")
+                    streamRequest.cancel()
+                }
+            case .complete(let done):
+                completion = done
+                if writeError == nil, done.error == nil, let response = done.response {
+                    do {
+                        try writeHead(response)
+                        if job.includeHeadInOutputFile {
+                            let trailers = CLI.trailers(of: Self.outcome(job.url, response, redirects: 0, metrics: FetchMetrics()))
+                            try handle.write(contentsOf: Array(trailers.utf8))
+                        }
+                    } catch {
+                        writeError = FetchError(.io, "writing \(path): \(error)")
+                    }
+                }
+            }
+        }
+        watchdog?.cancel()
+        let timedOut = await watchdog?.value ?? false
+        do {
+            try handle.close()
+        } catch {
+            writeError = writeError ?? FetchError(.io, "closing \(path): \(error)")
+        }
+
+        let redirects = completion?.metrics?.redirectCount ?? 0
+        let metrics = Self.metrics(completion?.metrics)
+        var failure = writeError
+        if failure == nil, let error = completion?.error {
+            failure = Self.failure(error)
+            if timedOut, failure?.kind == .cancelled {
+                failure = FetchError(.timeout, "the --timeout of \(job.timeout ?? 0) s passed")
+            }
+        }
+        if failure == nil, completion?.response == nil {
+            failure = FetchError(.other, "no response and no error")
+        }
+        if failure == nil, rename(temporary.path, path) != 0 {
+            failure = FetchError(.io, "cannot move the download to \(path): \(String(cString: strerror(errno)))")
+        }
+        if let failure {
+            try? FileManager.default.removeItem(at: temporary)
+            return FetchOutcome(url: job.url, error: failure, redirects: redirects, metrics: metrics)
+        }
+        guard let head = completion?.response else {
+            return FetchOutcome(url: job.url, error: FetchError(.other, "no response and no error"), redirects: redirects, metrics: metrics)
+        }
+        var outcome = Self.outcome(job.url, head, redirects: redirects, metrics: metrics)
+        outcome.bodyFile = path
+        outcome.fileBodyLength = written
+        return outcome
+    }
+
+    /// A response's outcome without its body: head, 1xx heads and trailers.
+    static func outcome(_ url: String, _ head: HTTPResponse, redirects: Int, metrics: FetchMetrics, body: [UInt8] = []) -> FetchOutcome {
+        FetchOutcome(
+            url: url, status: head.statusCode, reason: head.reason, version: head.version.description,
+            headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
+            redirects: redirects, metrics: metrics,
+            informational: head.informationalResponses.map {
+                InformationalHead(status: $0.statusCode, reason: $0.reason, version: $0.version.description,
+                                  headers: $0.headers.map { (name: $0.name, value: $0.value) })
+            },
+            trailers: head.trailers?.map { (name: $0.name, value: $0.value) } ?? [])
     }
 
     func shutdown() async {

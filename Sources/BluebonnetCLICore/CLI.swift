@@ -116,17 +116,38 @@ public enum CLI {
                 if let reporter {
                     progress = { received, expected in reporter.update(received: received, expected: expected) }
                 }
-                let job = plan.job(for: url, progress: progress)
+                let outputFile = index < plan.outputFiles.count ? plan.outputFiles[index] : nil
+                let job = plan.job(for: url, progress: progress, outputFile: outputFile, includeHead: options.include)
                 outcome = await fetcher.fetch(job)
             }
             reporter?.finish()
             var reported = outcome
             reported.url = url
 
+            // The fetcher streamed the body (and any --include head) into the -o file itself: the
+            // JSON still carries the body (the contract), read back from the file.
+            if let file = reported.bodyFile {
+                if options.json {
+                    do {
+                        reported.body = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+                    } catch {
+                        reported = FetchOutcome(url: url, error: FetchError(.io, "\(file): \(error)"),
+                                                redirects: reported.redirects, metrics: reported.metrics)
+                    }
+                    say(out, OutcomeJSON.line(for: reported) + "\n")
+                }
+                if let error = reported.error {
+                    allResponded = false
+                    if !options.json { say(err, "bluebonnet: \(url): \(error.kind.rawValue): \(error.message)\n") }
+                }
+                continue
+            }
+
             // Where this URL's body goes.
             var destination: any ByteSink = out
             var outputError: FetchError?
-            if index < plan.outputFiles.count {
+            // Opened only for a response: a failed URL leaves its -o file as it was (or absent).
+            if index < plan.outputFiles.count && reported.gotResponse {
                 do {
                     destination = try environment.openOutputFile(plan.outputFiles[index])
                 } catch {
@@ -170,7 +191,7 @@ public enum CLI {
     /// The status line and headers as `--include` prints them, CRLF-terminated as on the wire,
     /// ending with the empty line; informational (1xx) heads first, each the same way, as curl
     /// prints them.
-    static func head(of outcome: FetchOutcome) -> String {
+    public static func head(of outcome: FetchOutcome) -> String {
         var text = ""
         for informational in outcome.informational {
             text += head(version: informational.version, status: informational.status, reason: informational.reason,
@@ -191,7 +212,7 @@ public enum CLI {
 
     /// The trailer fields as `--include` prints them after the body: one CRLF-terminated line
     /// each, no empty line after (curl 7.88's `-i` output); empty when there are none.
-    static func trailers(of outcome: FetchOutcome) -> String {
+    public static func trailers(of outcome: FetchOutcome) -> String {
         outcome.trailers.map { "\($0.name): \($0.value)\r\n" }.joined()
     }
 }

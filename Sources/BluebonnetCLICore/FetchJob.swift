@@ -29,6 +29,13 @@ public struct FetchJob: Sendable {
     public var noProxy: String?
     /// Called as body bytes arrive: bytes received so far and the expected total when known.
     public var progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
+    /// The `-o FILE` for this URL, if any. A fetcher may stream the body into it itself — through
+    /// a temporary file beside it, renamed over it only when the whole body arrived, so a failed
+    /// download leaves nothing at `outputFile` — and say so with ``FetchOutcome/bodyFile``;
+    /// otherwise the body comes back in memory and the command writes it.
+    public var outputFile: String?
+    /// With `outputFile`: put the `--include` head in the file before the body.
+    public var includeHeadInOutputFile: Bool
 
     /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most 50),
     /// system trust, library timeouts.
@@ -45,8 +52,12 @@ public struct FetchJob: Sendable {
         timeout: Double? = nil,
         proxy: String? = nil,
         noProxy: String? = nil,
-        progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil
+        progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
+        outputFile: String? = nil,
+        includeHeadInOutputFile: Bool = false
     ) {
+        self.outputFile = outputFile
+        self.includeHeadInOutputFile = includeHeadInOutputFile
         self.url = url
         self.method = method
         self.headers = headers

@@ -104,12 +104,19 @@ public struct FetchOutcome: Sendable {
     public var version: String
     /// The final response's headers in wire order, as received.
     public var headers: [(name: String, value: String)]
-    /// The body after transfer and content decoding.
+    /// The body after transfer and content decoding (empty when it went to ``bodyFile``).
     public var body: [UInt8]
     /// The informational (1xx) heads before the final response, in order (not in the JSON).
     public var informational: [InformationalHead] = []
     /// The trailer fields after a chunked body, in order (not in the JSON).
     public var trailers: [(name: String, value: String)] = []
+    /// Where the fetcher wrote the body itself (the job's `outputFile`, complete), or nil when
+    /// the body is in ``body``.
+    public var bodyFile: String?
+    /// The body's length in bytes, wherever it is.
+    public var bodyLength: Int { bodyFile == nil ? body.count : fileBodyLength }
+    /// The length of the body in ``bodyFile``.
+    public var fileBodyLength = 0
     /// How many redirects were followed.
     public var redirects: Int
     /// Timings.

@@ -144,13 +144,15 @@ struct RequestPlan: Equatable {
     }
 
     /// The job for one URL.
-    func job(for url: String, progress: (@Sendable (Int64, Int64?) -> Void)?) -> FetchJob {
+    func job(
+        for url: String, progress: (@Sendable (Int64, Int64?) -> Void)?, outputFile: String? = nil, includeHead: Bool = false
+    ) -> FetchJob {
         FetchJob(
             url: Self.withScheme(url), method: method,
             headers: headers.map { (name: $0.name, value: $0.value) }, removedHeaders: removedHeaders,
             body: body, followRedirects: followRedirects, maxRedirects: maxRedirects,
             caCertPath: caCertPath, insecure: insecure, timeout: timeout, proxy: proxy, noProxy: noProxy,
-            progress: progress
+            progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead
         )
     }
 

@@ -61,6 +61,10 @@ struct BearerToken: RequestInterceptor {
     }
 }
 
+struct Tick: Decodable, Sendable {
+    let price: Double
+}
+
 /// README sample 2.
 func readmeExample2() async throws {
     let session = Session()
@@ -348,6 +352,68 @@ func readmeExample24() async throws {
 
 /// README sample 25.
 func readmeExample25() async throws {
+    // Closures: each part on the queue (default: the session's serial queue), one at a time.
+    Session.default.streamRequest("https://example.com/large.bin")
+        .validate()
+        .responseStream { stream in
+            switch stream.event {
+            case .stream(.success(let data)):
+                print("got", data.count, "bytes")   // `stream.cancel()` stops the request
+            case .complete(let completion):
+                print("done:", completion.response?.statusCode ?? 0, completion.error.map { "\($0)" } ?? "whole body")
+            }
+        }
+
+    // async/await: leaving the loop or cancelling the task cancels the request.
+    var received = 0
+    for await stream in session.streamRequest("https://example.com/large.bin").streamTask().streamingData() {
+        switch stream.event {
+        case .stream(.success(let data)): received += data.count
+        case .complete(let completion):
+            if let error = completion.error { print("failed after", received, "bytes:", error) }
+        }
+    }
+}
+
+/// README sample 27.
+func readmeExample27() async throws {
+    // Values: each part decoded on its own, as Alamofire's DecodableStreamSerializer does. A part is
+    // one read from the connection, not one line: fine for small values sent one at a time; for
+    // newline-delimited JSON, stream the Data and split it yourself.
+    for await stream in session.streamRequest("https://api.example.com/ticks").streamTask().streamingDecodables(Tick.self) {
+        if let tick = stream.value { print(tick.price) }
+    }
+}
+
+/// README sample 28.
+func readmeExample28() async throws {
+    let downloaded = await session.request("https://example.com/large.bin")
+        .downloadProgress { progress in
+            // totalUnitCount is -1 while unknown (chunked); the last value has it.
+            print(Int(progress.fractionCompleted * 100), "%", progress.completedUnitCount, "of", progress.totalUnitCount)
+        }
+        .serializingData()
+        .response
+    print(downloaded.data?.count ?? 0)
+
+    var upload = try HTTPRequest(url: "https://httpbin.org/post", method: .post)
+    upload.body = Data(count: 1 << 20)
+    let sent = await session.request(upload)
+        .uploadProgress { print("sent", $0.completedUnitCount, "of", $0.totalUnitCount) }
+        .serializingData()
+        .response
+    print(sent.response?.statusCode ?? 0)
+
+    // As an async sequence that ends with the request.
+    let watched = session.request("https://example.com/large.bin")
+    let values = watched.downloadProgress()
+    let body = watched.serializingData()
+    for await progress in values { print(progress) }
+    print(try await body.value.count)
+}
+
+/// README sample 29.
+func readmeExample29() async throws {
     var configuration = SessionConfiguration()
     // Timeouts are `Duration`s; each failure says which one expired.
     configuration.timeouts.connect = .seconds(5)
@@ -376,8 +442,8 @@ func readmeExample25() async throws {
     await configured.shutdown()
 }
 
-/// README sample 26.
-func readmeExample26() async throws {
+/// README sample 30.
+func readmeExample30() async throws {
     var proxied = SessionConfiguration()
     // One proxy for http and https URLs, except the no_proxy hosts (curl's rules: a domain covers its
     // subdomains, IP ranges as CIDR, `*` for everything).
@@ -394,8 +460,8 @@ func readmeExample26() async throws {
     await viaProxy.shutdown()
 }
 
-/// README sample 27.
-func readmeExample27() async throws {
+/// README sample 31.
+func readmeExample31() async throws {
     var monitor = ClosureEventMonitor()
     monitor.requestDidFinish = { request, metrics, error in
         print(request, metrics.map { "\($0.timeline)" } ?? "-", error.map { "\($0)" } ?? "ok")
@@ -410,16 +476,16 @@ func readmeExample27() async throws {
     await monitored.shutdown()
 }
 
-/// README sample 28.
-func readmeExample28() async throws {
+/// README sample 32.
+func readmeExample32() async throws {
     let shortLived = Session()
     let page = try await shortLived.request("https://example.com/").serializingString().value
     print(page.count)
     await shortLived.shutdown()
 }
 
-/// README sample 29.
-func readmeExample29(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 33.
+func readmeExample33(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     // Encode a request: validated before a byte is written (CR/LF/NUL injection is a typed error).
     var out = ByteBuffer()
     try RequestEncoder.encodeHead(
@@ -441,8 +507,8 @@ func readmeExample29(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     }
 }
 
-/// README sample 30.
-func readmeExample30(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 34.
+func readmeExample34(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     let decoder = try ContentDecoder(contentEncoding: "gzip")   // limits: DecompressionLimits.default
     var decoded = ByteBuffer()
     try decoder.decode(part, into: &decoded)

@@ -1,23 +1,21 @@
 import Bluebonnet
 import BluebonnetTLS
 import Foundation
+import Synchronization
 
 /// Bluebonnet's clients for the harness: the same scenario through the async API
 /// (`bluebonnet-async`) and through the completion-handler API (`bluebonnet-closure`, bridged once
 /// per request with a checked continuation, a cost the same for every request).
 ///
 /// One `Session` per worker process, sized for the scenario's concurrency, trusting the test CA;
-/// TLS session resumption follows `scenario.resumeTLS`. The `.stream` scenarios need a streaming
-/// response API (`DataStreamRequest`), which Bluebonnet does not have yet: they report that as a
-/// failure rather than measuring an in-memory collection under the streaming name.
+/// TLS session resumption follows `scenario.resumeTLS`. The `.stream` scenarios go through
+/// `DataStreamRequest`: the async client iterates `streamTask().streamingData()`, the closure
+/// client uses `responseStream`, each counting the parts' bytes into a sink and dropping them.
 enum BluebonnetClients {
     static func make(
         _ kind: ClientKind, scenario: Scenario, baseURL: String, caFile: String
     ) throws -> any LoadClient {
-        guard scenario.body != .stream else {
-            throw CheckFailure("\(kind.rawValue): streamed responses need DataStreamRequest (not yet in Bluebonnet)")
-        }
-        return BluebonnetClient(closureStyle: kind == .bluebonnetClosure, scenario: scenario, baseURL: baseURL, caFile: caFile)
+        BluebonnetClient(closureStyle: kind == .bluebonnetClosure, scenario: scenario, baseURL: baseURL, caFile: caFile)
     }
 }
 
@@ -58,6 +56,7 @@ final class BluebonnetClient: LoadClient {
     }
 
     func request() async throws -> Int {
+        if scenario.body == .stream { return try await streamed() }
         let request = session.request(try makeRequest())
         let expectedStatus = scenario.uploadBytes > 0 ? 204 : 200
         let received: Int
@@ -81,6 +80,7 @@ final class BluebonnetClient: LoadClient {
             }
             received = response.data?.count ?? 0
         case .memory, .stream:
+            // (.stream is handled by `streamed()`.)
             let response: BluebonnetDataResponse<Data?>
             if closureStyle {
                 response = await withCheckedContinuation { continuation in
@@ -101,7 +101,54 @@ final class BluebonnetClient: LoadClient {
         return received + scenario.uploadBytes
     }
 
+    /// A streamed response: the parts' bytes are counted as they arrive, then dropped.
+    private func streamed() async throws -> Int {
+        let request = session.streamRequest(try makeRequest())
+        let completion: DataStreamRequest.Completion
+        let received: Int
+        if closureStyle {
+            let sink = ByteCounter()
+            completion = await withCheckedContinuation { continuation in
+                request.responseStream { stream in
+                    switch stream.event {
+                    case .stream(.success(let data)): sink.add(data.count)
+                    case .complete(let completion): continuation.resume(returning: completion)
+                    }
+                }
+            }
+            received = sink.count
+        } else {
+            var count = 0
+            var done: DataStreamRequest.Completion?
+            for await stream in request.streamTask().streamingData() {
+                switch stream.event {
+                case .stream(.success(let data)): count += data.count
+                case .complete(let completion): done = completion
+                }
+            }
+            guard let done else { throw CheckFailure("the stream ended without a completion") }
+            completion = done
+            received = count
+        }
+        if let error = completion.error { throw error }
+        guard completion.response?.statusCode == 200 else {
+            throw CheckFailure("status \(completion.response.map { String($0.statusCode) } ?? "none")")
+        }
+        guard received == scenario.expectedBodyBytes else {
+            throw CheckFailure("body \(received) bytes, expected \(scenario.expectedBodyBytes)")
+        }
+        return received
+    }
+
     func shutdown() async {
         await session.shutdown()
     }
+}
+
+/// The closure client's sink: the handler runs on one serial queue, so a plain counter would do;
+/// the lock makes that explicit for the reader after the completion.
+final class ByteCounter: Sendable {
+    private let total = Mutex(0)
+    func add(_ count: Int) { total.withLock { $0 += count } }
+    var count: Int { total.withLock { $0 } }
 }

@@ -33,8 +33,8 @@ struct Scenario: Sendable {
     let expectedBodyBytes: Int
     /// With `.decodeJSON`: how many array elements every response must decode to.
     let expectedJSONItems: Int
-    /// The peers and references that run it; Bluebonnet's clients run every scenario but the
-    /// streamed ones (they need a streaming response API, `DataStreamRequest`, not yet built).
+    /// The peers and references that run it; Bluebonnet's clients run every scenario (the
+    /// streamed ones through `DataStreamRequest`).
     let peers: [ClientKind]
     /// The reference that ratios are taken against until a Bluebonnet client is in the run.
     let reference: ClientKind?
@@ -42,7 +42,7 @@ struct Scenario: Sendable {
     var isSmall: Bool { expectedBodyBytes <= 1_000 && body == .memory && uploadBytes == 0 }
 
     func runs(_ client: ClientKind) -> Bool {
-        client.isBluebonnet ? body != .stream : peers.contains(client)
+        client.isBluebonnet || peers.contains(client)
     }
 }
 

@@ -19,6 +19,9 @@ import Synchronization
 ///   - endpoint: where to connect.
 ///   - timeouts: the exchange's timeouts.
 ///   - collector: the in-memory sink's limits and content decoding.
+///   - stream: for a streamed response, the channel its decoded parts go to (the collected
+///     response then has an empty body); nil to collect the body in memory.
+///   - progress: where transfer progress is reported; nil for none.
 ///   - transactionStarted: called (in the caller's task) before each attempt asks the pool for a
 ///     connection: once, or twice with the replay.
 ///   - transactionFinished: called (in the caller's task) after each attempt with its metrics,
@@ -33,6 +36,8 @@ func performHTTP1(
     endpoint: Endpoint,
     timeouts: HTTP1Exchange.Timeouts = .init(),
     collector: ResponseCollector.Configuration = .init(),
+    stream: ResponseStreamChannel? = nil,
+    progress: HTTP1Exchange.ProgressReporting? = nil,
     transactionStarted: () -> Void = {},
     transactionFinished: (TransactionMetrics) -> Void = { _ in }
 ) async throws(ExchangeError) -> CollectedResponse {
@@ -61,7 +66,7 @@ func performHTTP1(
                         let exchange = HTTP1Exchange(
                             request: request, host: host, body: body, bodySource: bodySource, connection: pooled.connection,
                             isReusedConnection: pooled.isReused, parserConfiguration: .init(), timeouts: attemptTimeouts,
-                            collector: collector, metrics: metrics
+                            collector: collector, metrics: metrics, stream: stream, progress: progress
                         ) { reusable in
                             pool.release(pooled, reusable: reusable)
                         }

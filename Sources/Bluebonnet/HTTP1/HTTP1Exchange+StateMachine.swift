@@ -109,6 +109,9 @@ extension HTTP1Exchange {
         private var receivedEndOfStream = false
         /// The timers currently armed, as a bit set over `TimerKind.rawValue`.
         private var armed: UInt8 = 0
+        /// Whether the shell stopped reading because the response's consumer is behind
+        /// (`readingPaused`): the server owes us nothing then, so the idle-read timer is off.
+        private(set) var isReadingPaused = false
 
         /// A machine for one exchange.
         ///
@@ -265,7 +268,7 @@ extension HTTP1Exchange {
                 write([last], &actions)
             }
             state = .running(.complete, response)
-            if !writesOutstanding { arm(.idleRead, &actions) }
+            if !writesOutstanding && !isReadingPaused { arm(.idleRead, &actions) }
             return actions
         }
 
@@ -278,7 +281,7 @@ extension HTTP1Exchange {
             disarm(.idleWrite, &actions)
             switch state {
             case .running(.complete, _):
-                arm(.idleRead, &actions)
+                if !isReadingPaused { arm(.idleRead, &actions) }
             case .running(.streaming, _):
                 actions.append(.demandBodyPart)
             case .succeededAwaitingDrain:
@@ -372,6 +375,29 @@ extension HTTP1Exchange {
             timeoutFired(.expectContinue)
         }
 
+        /// The shell stopped reading from the connection because the consumer of a streamed
+        /// response has too many bytes it has not taken yet (backpressure). Waiting for the
+        /// consumer is not the server's fault: the idle-read timer is disarmed until
+        /// `readingResumed`. The total timer keeps running. Ignored unless running.
+        mutating func readingPaused() -> [Action] {
+            guard case .running = state, !isReadingPaused else { return [] }
+            isReadingPaused = true
+            var actions: [Action] = []
+            disarm(.idleRead, &actions)
+            return actions
+        }
+
+        /// The shell reads again (the consumer caught up): the idle-read timer runs again when the
+        /// server owes us bytes. Ignored unless paused.
+        mutating func readingResumed() -> [Action] {
+            guard isReadingPaused else { return [] }
+            isReadingPaused = false
+            guard case .running(let request, _) = state, receivedResponseBytes || isRequestWritten(request) else { return [] }
+            var actions: [Action] = []
+            arm(.idleRead, &actions)
+            return actions
+        }
+
         /// The caller cancelled: fail with `cancelled` and close (a half-read response cannot be
         /// left on a connection). Ignored once the response ended.
         mutating func cancelRequested() -> [Action] {
@@ -426,7 +452,7 @@ extension HTTP1Exchange {
                 case .end(let trailers):
                     return succeed(trailers: trailers, request: request, actions)
                 case .needMoreData:
-                    if receivedResponseBytes || isRequestWritten(request) { arm(.idleRead, &actions) }
+                    if !isReadingPaused && (receivedResponseBytes || isRequestWritten(request)) { arm(.idleRead, &actions) }
                     state = .running(request, response)
                     return actions
                 }

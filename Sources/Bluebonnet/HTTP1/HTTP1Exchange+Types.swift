@@ -20,6 +20,38 @@ extension HTTP1Exchange {
             case .stream: false
             }
         }
+
+        /// The body's length when known.
+        var byteCount: Int? {
+            switch self {
+            case .none: 0
+            case .bytes(let bytes): bytes.readableBytes
+            case .stream(let length): length
+            }
+        }
+    }
+
+    /// Where an exchange reports transfer progress (each nil when nobody listens, so an exchange
+    /// without listeners counts nothing).
+    struct ProgressReporting: Sendable {
+        /// At most one report per this interval (per direction), plus the final one.
+        static let interval: Duration = .milliseconds(50)
+
+        /// Told the response body's wire bytes.
+        var download: ProgressTracker?
+        /// Told the request body's bytes that went to the socket.
+        var upload: ProgressTracker?
+    }
+
+    /// The exchange's progress bookkeeping (loop-confined).
+    struct ProgressState {
+        var reportsDownload = false
+        var downloadTotal: Int64 = -1
+        var lastDownloadReport: ContinuousClock.Instant?
+        var uploadTotal: Int64 = 0
+        var uploadReported: Int64 = 0
+        var uploadFinished = false
+        var lastUploadReport: ContinuousClock.Instant?
     }
 
     /// Why the response sink refused the response, failing the exchange.

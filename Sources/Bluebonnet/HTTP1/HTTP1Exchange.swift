@@ -9,11 +9,17 @@ import BluebonnetTransport
 ///
 /// The exchange becomes the connection's delegate, feeds the machine every connection event and
 /// timer on the connection's event loop (no lock: everything runs on that one thread), and
-/// performs the returned actions: writes, timers (`EventLoop.scheduleTask`), the in-memory sink
-/// (`ResponseCollector`: body limit, content decoding) and the connection's disposition. The
-/// caller's task hops to the loop once to start and is resumed once with the collected response
-/// (or the error): two hops for a plain request. `performHTTP1` starts it from the pool's lease
-/// handler, which already runs on the connection's loop, so leasing adds no hop of its own.
+/// performs the returned actions: writes, timers (`EventLoop.scheduleTask`), the response sink
+/// and the connection's disposition. The caller's task hops to the loop once to start and is
+/// resumed once with the collected response (or the error): two hops for a plain request.
+/// `performHTTP1` starts it from the pool's lease handler, which already runs on the
+/// connection's loop, so leasing adds no hop of its own.
+///
+/// The sink is the in-memory `ResponseCollector` (body limit, content decoding), or, for a
+/// streamed response, a `ResponseStreamChannel`: the collector then only decodes, and each decoded
+/// part goes to the channel, which answers whether to keep reading (backpressure: the exchange
+/// stops reading from the connection until the consumers catch up). The collected path pays one
+/// nil check per part for this.
 ///
 /// The pure parts are `StateMachine` and `ReplayRule`; `performHTTP1` adds leasing, releasing and
 /// the one replay.
@@ -76,13 +82,23 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// Bumped whenever `timer` is replaced or cancelled: a task of an older generation that runs
     /// anyway, having lost a race with its cancellation, is ignored.
     private var timerGeneration: UInt64 = 0
+    /// The streamed response's channel; nil: the body is collected in memory.
+    private let stream: ResponseStreamChannel?
+    /// Reading stopped because the stream's consumers are behind.
+    private var readingPaused = false
+    /// Progress reporting, when someone listens.
+    private let progress: ProgressReporting?
+    private var progressState = ProgressState()
 
     init(
         request: RequestHead, host: String?, body: RequestBody, bodySource: BodyPartSource?, connection: Connection,
         isReusedConnection: Bool, parserConfiguration: ParserConfiguration, timeouts: Timeouts,
         collector: ResponseCollector.Configuration, metrics: TransactionMetrics,
+        stream: ResponseStreamChannel?, progress: ProgressReporting?,
         dispose: @escaping @Sendable (_ reusable: Bool) -> Void
     ) {
+        self.stream = stream
+        self.progress = progress
         self.metrics = metrics
         self.request = request
         self.host = host
@@ -120,13 +136,15 @@ final class HTTP1Exchange: @unchecked Sendable {
         parserConfiguration: ParserConfiguration = .init(),
         timeouts: Timeouts = .init(),
         collector: ResponseCollector.Configuration = .init(),
+        stream: ResponseStreamChannel? = nil,
+        progress: ProgressReporting? = nil,
         dispose: @escaping @Sendable (_ reusable: Bool) -> Void
     ) async -> Outcome {
         let now = ContinuousClock.now
         return await runMeasured(
             request: request, host: host, body: body, bodySource: bodySource, on: connection, isReusedConnection: isReusedConnection,
             parserConfiguration: parserConfiguration, timeouts: timeouts, collector: collector,
-            metrics: TransactionMetrics(start: now, end: now), dispose: dispose
+            metrics: TransactionMetrics(start: now, end: now), stream: stream, progress: progress, dispose: dispose
         ).outcome
     }
 
@@ -144,13 +162,15 @@ final class HTTP1Exchange: @unchecked Sendable {
         timeouts: Timeouts = .init(),
         collector: ResponseCollector.Configuration = .init(),
         metrics: TransactionMetrics,
+        stream: ResponseStreamChannel? = nil,
+        progress: ProgressReporting? = nil,
         dispose: @escaping @Sendable (_ reusable: Bool) -> Void
     ) async -> (outcome: Outcome, metrics: TransactionMetrics) {
         if case .stream = body { precondition(bodySource != nil, "a streamed body needs a body source") }
         let exchange = HTTP1Exchange(
             request: request, host: host, body: body, bodySource: bodySource, connection: connection,
             isReusedConnection: isReusedConnection, parserConfiguration: parserConfiguration, timeouts: timeouts,
-            collector: collector, metrics: metrics, dispose: dispose)
+            collector: collector, metrics: metrics, stream: stream, progress: progress, dispose: dispose)
         let loop = connection.eventLoop
         guard !loop.isShutDown else {
             dispose(false)
@@ -190,6 +210,19 @@ final class HTTP1Exchange: @unchecked Sendable {
         }
         connection.delegate = self
         connection.startReading()
+        if let stream {
+            let loop = connection.eventLoop
+            stream.attach(ResponseStreamChannel.ExchangeControl(
+                resumeReading: { [weak self] in
+                    guard let exchange = self else { return }
+                    loop.execute { exchange.resumeReading() }
+                },
+                cancel: { [weak self] in
+                    guard let exchange = self else { return }
+                    loop.execute { exchange.cancel() }
+                }))
+        }
+        if progress?.upload != nil { progressState.uploadTotal = Int64(body.byteCount ?? -1) }
         perform(machine.start(request: request, host: host, body: body))
     }
 
@@ -230,10 +263,23 @@ final class HTTP1Exchange: @unchecked Sendable {
             case .forwardHead(let head):
                 metrics.responseHeadBytes += head.byteCount
                 metrics.status = head.status
-                feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.head(head) }
+                if stream == nil {
+                    feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.head(head) }
+                } else {
+                    feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.passHead(head) }
+                }
+                if progress?.download != nil { downloadStarted(head) }
+                if let stream, rejection == nil, stream.head(head, informational: collector.informationalHeads) == .pause {
+                    pauseReading(&queue)
+                }
             case .forwardBody(let part):
                 metrics.responseBodyBytesEncoded += part.readableBytes
-                feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.body(part) }
+                if progressState.reportsDownload { reportDownload(final: false) }
+                if let stream {
+                    forwardStreamed(part, to: stream, &queue)
+                } else {
+                    feedSink(&queue) { (collector: inout ResponseCollector) throws(Rejection) in try collector.body(part) }
+                }
             case .succeed(let trailers):
                 succeed(trailers: trailers)
             case .fail(let error):
@@ -256,6 +302,92 @@ final class HTTP1Exchange: @unchecked Sendable {
             pullBody()
         }
         if metrics.requestSent == nil && machine.isRequestFullyWritten { metrics.requestSent = .now }
+        if progressState.uploadTotal > 0 { reportUpload() }
+    }
+
+    // MARK: Streamed responses
+
+    /// Decodes a part and hands it to the stream; stops reading when the stream says so.
+    private func forwardStreamed(_ part: ByteBuffer, to stream: ResponseStreamChannel, _ queue: inout ArraySlice<StateMachine.Action>) {
+        guard rejection == nil else { return }
+        let decoded: ByteBuffer
+        do {
+            decoded = try collector.pass(part)
+        } catch {
+            rejection = error
+            let actions = machine.responseRejected(error)
+            if !actions.isEmpty { queue = actions[...] }
+            return
+        }
+        if stream.body(decoded) == .pause { pauseReading(&queue) }
+    }
+
+    /// Stops reading until the stream's consumers catch up (the idle-read timer stops too).
+    private func pauseReading(_ queue: inout ArraySlice<StateMachine.Action>) {
+        guard !readingPaused, !disposed else { return }
+        readingPaused = true
+        connection.stopReading()
+        queue.append(contentsOf: machine.readingPaused())
+    }
+
+    /// The consumers caught up (or the pipeline decided to deliver or discard): read again.
+    private func resumeReading() {
+        connection.eventLoop.preconditionInEventLoop()
+        guard readingPaused, !disposed else { return }
+        readingPaused = false
+        connection.startReading()
+        perform(machine.readingResumed())
+    }
+
+    // MARK: Progress
+
+    /// The final head: its body is reported unless it is one the pipeline usually consumes
+    /// itself (a redirect or a challenge; see `ProgressTracker`).
+    private func downloadStarted(_ head: ResponseHead) {
+        guard let tracker = progress?.download else { return }
+        let reported = !(300..<400).contains(head.status) && head.status != 401
+        progressState.reportsDownload = reported
+        tracker.responseStarted(reported: reported)
+        guard reported else { return }
+        if case .contentLength(let length) = head.framing {
+            progressState.downloadTotal = Int64(length)
+        } else if case .none = head.framing {
+            progressState.downloadTotal = 0
+        } else {
+            progressState.downloadTotal = -1
+        }
+        reportDownload(final: head.framing == .none)
+    }
+
+    /// Reports the body bytes received: at most once per `ProgressReporting.interval`, and always
+    /// the final count (with the total known by then).
+    private func reportDownload(final: Bool) {
+        guard let tracker = progress?.download else { return }
+        let completed = Int64(metrics.responseBodyBytesEncoded)
+        let now = ContinuousClock.now
+        if !final, let last = progressState.lastDownloadReport, now - last < ProgressReporting.interval,
+            completed != progressState.downloadTotal
+        {
+            return
+        }
+        progressState.lastDownloadReport = now
+        let total = final && progressState.downloadTotal < 0 ? completed : progressState.downloadTotal
+        tracker.downloaded(TransferProgress(completed: completed, total: total))
+    }
+
+    /// Reports the request body bytes that left for the socket (queued minus still pending),
+    /// throttled like downloads; the last report is the whole body.
+    private func reportUpload() {
+        guard let tracker = progress?.upload, !progressState.uploadFinished else { return }
+        let total = progressState.uploadTotal
+        let sent = min(total, max(0, Int64(metrics.requestBodyBytes) - Int64(connection.pendingWriteBytes)))
+        guard sent > progressState.uploadReported else { return }
+        let now = ContinuousClock.now
+        if sent < total, let last = progressState.lastUploadReport, now - last < ProgressReporting.interval { return }
+        progressState.lastUploadReport = now
+        progressState.uploadReported = sent
+        progressState.uploadFinished = sent == total
+        tracker.uploaded(TransferProgress(completed: sent, total: total))
     }
 
     /// Counts written bytes: the first buffer ever written is the request head (the machine
@@ -306,6 +438,17 @@ final class HTTP1Exchange: @unchecked Sendable {
         let context = ExchangeError.Context(beforeAnyResponseByte: false, onReusedConnection: isReusedConnection)
         if let rejection {
             complete(.failure(.rejected(rejection, context)))
+            return
+        }
+        if progressState.reportsDownload { reportDownload(final: true) }
+        if let stream {
+            do {
+                let (response, tail) = try collector.endPassing(trailers: trailers)
+                _ = stream.body(tail)
+                complete(.success(response))
+            } catch {
+                complete(.failure(.rejected(error, context)))
+            }
             return
         }
         do {

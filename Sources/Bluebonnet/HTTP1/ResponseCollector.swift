@@ -59,8 +59,12 @@ struct ResponseCollector {
         self.configuration = configuration
     }
 
-    /// The body bytes collected so far (after decoding), also after `end` handed them over.
+    /// The body bytes collected or passed through so far (after decoding), also after `end`
+    /// handed the collected ones over.
     private(set) var collectedByteCount = 0
+
+    /// The informational (1xx) heads so far.
+    var informationalHeads: [ResponseHead] { informational }
 
     /// An informational (1xx) head.
     mutating func informational(_ head: ResponseHead) {
@@ -133,6 +137,62 @@ struct ResponseCollector {
     /// From this announced length on, the body's storage is allocated up front; below it the
     /// first part is adopted without a copy (most small bodies arrive in one read).
     static let preallocationThreshold = 64 * 1024
+
+    // MARK: Passing through (streamed responses)
+
+    /// The final head of a streamed response: sets up decoding as `head` does, without the
+    /// in-memory size limit and without making room for the body (nothing is kept).
+    mutating func passHead(_ head: ResponseHead) throws(HTTP1Exchange.Rejection) {
+        self.head = head
+        guard configuration.decodesContent, head.framing != .none else { return }
+        let codings = head.headers.values(name: "Content-Encoding")
+        guard !codings.isEmpty else { return }
+        do {
+            let decoder = try ContentDecoder(contentEncoding: codings.joined(separator: ", "), limits: configuration.decompressionLimits)
+            if !decoder.codings.isEmpty { self.decoder = decoder }
+        } catch {
+            throw .contentDecoding(error)
+        }
+    }
+
+    /// A part of a streamed body, content-decoded when decoding is on, handed back rather than
+    /// kept (no size limit: the consumer holds what it takes). Empty when the decoder is still
+    /// buffering.
+    mutating func pass(_ part: ByteBuffer) throws(HTTP1Exchange.Rejection) -> ByteBuffer {
+        guard let decoder else {
+            collectedByteCount += part.readableBytes
+            return part
+        }
+        var decoded = ByteBuffer()
+        do {
+            try decoder.decode(part, into: &decoded)
+        } catch {
+            throw .contentDecoding(error)
+        }
+        collectedByteCount += decoded.readableBytes
+        return decoded
+    }
+
+    /// The end of a streamed body: what the decoder still held (empty without decoding), and
+    /// the response with an empty body.
+    ///
+    /// - Precondition: a final head was collected.
+    mutating func endPassing(trailers: HTTPFields?) throws(HTTP1Exchange.Rejection) -> (CollectedResponse, tail: ByteBuffer) {
+        guard let head else { preconditionFailure("a response ended without a head") }
+        var tail = ByteBuffer()
+        if let decoder {
+            do {
+                try decoder.finish(into: &tail)
+            } catch {
+                throw .contentDecoding(error)
+            }
+            collectedByteCount += tail.readableBytes
+        }
+        let response = CollectedResponse(
+            head: head, informational: informational, body: ByteBuffer(), trailers: trailers,
+            decodedCodings: decoder?.codings ?? [])
+        return (response, tail)
+    }
 
     private mutating func checkLimit() throws(HTTP1Exchange.Rejection) {
         collectedByteCount = body.readableBytes

@@ -97,69 +97,132 @@ extension DataRequest {
             return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: true)
         }
 
-        var redirects = RedirectStateMachine(policy: session.configuration.redirectPolicy)
-        var answeredChallenge = false
+        var hops = Hops(redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy))
         while true {
             recordSent(request)
-            let exchanged: (HTTPResponse, Data)
+            let exchanged: Exchanged
             do {
-                exchanged = try await exchange(request, transactions: &transactions)
-            } catch {
-                return Attempt(outcome: Outcome(request: request, error: error), redirects: redirects.redirectCount,
-                               retryable: !error.isExplicitlyCancelledError)
-            }
-            let (response, data) = exchanged
-            eventMonitor.request(self, didReceiveResponse: response, data: data)
-
-            // One answer to a Basic challenge (RFC 7617); a second 401 is delivered.
-            if response.statusCode == 401, !answeredChallenge, let credential = settings.credential,
-                response.headers.values(for: "WWW-Authenticate").contains(where: { $0.lowercased().hasPrefix("basic") })
-            {
-                answeredChallenge = true
-                request.headers.update(.authorization(username: credential.user, password: credential.password))
-                continue
-            }
-
-            switch redirects.responseReceived(response, for: request) {
-            case .deliverResponse:
-                return deliver(request: request, response: response, data: data, settings: settings, redirects: redirects.redirectCount)
-            case .failRequest(let error):
-                return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),
-                               redirects: redirects.redirectCount, retryable: true)
-            case .followRedirect(let next):
-                let handler = settings.redirectHandler ?? session.redirectHandler
-                var redirected = next
-                if let handler {
-                    guard let modified = await handler.task(request, willBeRedirectedTo: next, for: response) else {
-                        return deliver(request: request, response: response, data: data, settings: settings,
-                                       redirects: redirects.redirectCount - 1)
-                    }
-                    redirected = modified
+                let sent = request
+                exchanged = try await exchange(request, transactions: &transactions) { response, data in
+                    await self.nextStep(after: response, data: data, for: sent, settings: settings, hops: &hops)
                 }
-                eventMonitor.request(self, willRedirectFrom: request, to: redirected, for: response)
-                request = redirected
+            } catch {
+                return Attempt(outcome: Outcome(request: request, error: error), redirects: hops.redirects.redirectCount,
+                               retryable: !error.isExplicitlyCancelledError && streaming?.channel.hasDelivered != true)
+            }
+            let (response, data) = (exchanged.response, exchanged.data)
+            switch exchanged.step {
+            case .answerChallenge(let next), .follow(let next):
+                request = next
+            case .deliver(let redirects, let validationError):
+                let error = validationError ?? exchanged.streamError
+                return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),
+                               redirects: max(redirects, 0), retryable: streaming?.channel.hasDelivered != true)
+            case .fail(let error):
+                return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),
+                               redirects: hops.redirects.redirectCount, retryable: true)
             }
         }
     }
 
-    private func deliver(request: HTTPRequest, response: HTTPResponse, data: Data, settings: Mutable, redirects: Int) -> Attempt {
-        var outcome = Outcome(request: request, response: response, data: data)
+    /// What the pipeline does with a response: the redirect and challenge bookkeeping of one attempt.
+    struct Hops {
+        var redirects: RedirectStateMachine
+        var answeredChallenge = false
+    }
+
+    /// What a response is for.
+    enum Step {
+        /// A `Basic` challenge answered: send this request next (the response's body is dropped).
+        case answerChallenge(HTTPRequest)
+        /// A redirect followed: send this request next (the response's body is dropped).
+        case follow(HTTPRequest)
+        /// The response is the request's; `validationError` when a validator refused it.
+        case deliver(redirects: Int, validationError: BluebonnetError?)
+        /// The request fails with this error (a redirect refused or over the limit).
+        case fail(BluebonnetError)
+
+        /// What a streamed response's body becomes.
+        var disposition: ResponseStreamChannel.Disposition {
+            switch self {
+            case .answerChallenge, .follow: .discard
+            case .deliver(_, nil): .deliver
+            case .deliver, .fail: .abandon
+            }
+        }
+    }
+
+    /// Decides about `response` (with its body, or nil when it is streamed): a challenge, a
+    /// redirect (asking the redirect handler), or delivery (after validation).
+    private func nextStep(
+        after response: HTTPResponse, data: Data?, for request: HTTPRequest, settings: Mutable, hops: inout Hops
+    ) async -> Step {
+        eventMonitor.request(self, didReceiveResponse: response, data: data)
+
+        // One answer to a Basic challenge (RFC 7617); a second 401 is delivered.
+        if response.statusCode == 401, !hops.answeredChallenge, let credential = settings.credential,
+            response.headers.values(for: "WWW-Authenticate").contains(where: { $0.lowercased().hasPrefix("basic") })
+        {
+            hops.answeredChallenge = true
+            var next = request
+            next.headers.update(.authorization(username: credential.user, password: credential.password))
+            return .answerChallenge(next)
+        }
+
+        switch hops.redirects.responseReceived(response, for: request) {
+        case .deliverResponse:
+            return deliver(request: request, response: response, data: data, settings: settings, redirects: hops.redirects.redirectCount)
+        case .failRequest(let error):
+            return .fail(error)
+        case .followRedirect(let next):
+            let handler = settings.redirectHandler ?? session.redirectHandler
+            var redirected = next
+            if let handler {
+                guard let modified = await handler.task(request, willBeRedirectedTo: next, for: response) else {
+                    return deliver(request: request, response: response, data: data, settings: settings,
+                                   redirects: hops.redirects.redirectCount - 1)
+                }
+                redirected = modified
+            }
+            eventMonitor.request(self, willRedirectFrom: request, to: redirected, for: response)
+            return .follow(redirected)
+        }
+    }
+
+    private func deliver(request: HTTPRequest, response: HTTPResponse, data: Data?, settings: Mutable, redirects: Int) -> Step {
         guard !settings.validators.validators.isEmpty else {
-            return Attempt(outcome: outcome, redirects: max(redirects, 0), retryable: true)
+            return .deliver(redirects: redirects, validationError: nil)
         }
         let result = settings.validators.validate(request: request, response: response, data: data)
         eventMonitor.request(self, didValidateRequest: request, response: response, data: data, withResult: result)
         if case .failure(let error) = result {
-            outcome.error = error
+            return .deliver(redirects: redirects, validationError: error)
         }
-        return Attempt(outcome: outcome, redirects: max(redirects, 0), retryable: true)
+        return .deliver(redirects: redirects, validationError: nil)
     }
 
-    /// One request on the wire: HTTPRequest → RequestHead → the HTTP/1 exchange → HTTPResponse.
-    /// Each transaction (two with the replay) is appended to `transactions` and told to the monitors.
+    /// A response and what it is for.
+    struct Exchanged {
+        var response: HTTPResponse
+        /// The body in memory; nil for a streamed response.
+        var data: Data?
+        var step: Step
+        /// A streamed response that failed after it was delivered (truncated, reset, timed out).
+        var streamError: BluebonnetError?
+    }
+
+    /// One request on the wire: HTTPRequest → RequestHead → the HTTP/1 exchange → HTTPResponse,
+    /// then `decide` says what the response is for. Each transaction (two with the replay) is
+    /// appended to `transactions` and told to the monitors.
+    ///
+    /// A collected response is decided once its body is in memory. A streamed one is decided on
+    /// its head while the exchange waits (reading stopped), and its body then goes to the
+    /// consumers, is dropped, or the exchange is cancelled (see `Step.disposition`); the exchange's
+    /// end is awaited either way.
     private func exchange(
-        _ request: HTTPRequest, transactions: inout [TransactionMetrics]
-    ) async throws(BluebonnetError) -> (HTTPResponse, Data) {
+        _ request: HTTPRequest, transactions: inout [TransactionMetrics],
+        decide: (HTTPResponse, Data?) async -> Step
+    ) async throws(BluebonnetError) -> Exchanged {
         let configuration = session.configuration
         guard let direct = Self.endpoint(for: request.url, tls: configuration.tls) else {
             throw .invalidURL(url: request.url.absoluteString)
@@ -177,11 +240,48 @@ extension DataRequest {
             maximumResponseBodyBytes: configuration.maximumResponseBodyBytes,
             decodesContent: configuration.decompressesResponses,
             decompressionLimits: configuration.decompressionLimits)
+        let progress = progressReporting()
+
+        if let channel = streaming?.channel {
+            channel.prepareForExchange()
+            async let ended = performStreamed(
+                request, head: head, body: body, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                channel: channel, progress: progress)
+            guard let streamedHead = await channel.waitForHead() else {
+                let (result, measured) = await ended
+                transactions.append(contentsOf: measured)
+                if case .failure(let error) = result { throw mapExchangeError(error, head: head, endpoint: endpoint) }
+                preconditionFailure("a streamed exchange succeeded without a head")
+            }
+            // Trailers come after the body: the completion's response has them, the head's cannot.
+            var response = HTTPResponse(
+                url: request.url, head: streamedHead.head, informational: streamedHead.informational, trailers: nil)
+            let step = await decide(response, nil)
+            let disposition = step.disposition
+            if disposition == .deliver { streaming?.responseDelivered(response) }
+            channel.apply(disposition)
+            let (result, measured) = await ended
+            transactions.append(contentsOf: measured)
+            switch (result, disposition) {
+            case (.success(let collected), _):
+                response = HTTPResponse(
+                    url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
+                return Exchanged(response: response, data: nil, step: step)
+            case (.failure, .abandon):
+                // The cancellation we asked for.
+                return Exchanged(response: response, data: nil, step: step)
+            case (.failure(let error), .discard):
+                throw mapExchangeError(error, head: head, endpoint: endpoint)
+            case (.failure(let error), .deliver):
+                return Exchanged(response: response, data: nil, step: step, streamError: mapExchangeError(error, head: head, endpoint: endpoint))
+            }
+        }
 
         var collected: CollectedResponse
         do {
             collected = try await performHTTP1(
                 request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                progress: progress,
                 transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
                 transactionFinished: { measured in
                     var measured = measured
@@ -190,16 +290,57 @@ extension DataRequest {
                     eventMonitor.request(self, didFinishTransaction: measured)
                 })
         } catch {
-            if let cancelled = cancellationError { throw cancelled }
-            switch error.kind {
-            case .cancelled: throw .explicitlyCancelled
-            case .responseBodyTooLarge: throw .responseTooLarge(limit: configuration.maximumResponseBodyBytes)
-            default: throw BluebonnetError(exchangeFailure: error, head: head, endpoint: endpoint)
-            }
+            throw mapExchangeError(error, head: head, endpoint: endpoint)
         }
         let response = HTTPResponse(
             url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
-        return (response, collected.body.moveIntoData())
+        let data = collected.body.moveIntoData()
+        return Exchanged(response: response, data: data, step: await decide(response, data))
+    }
+
+    /// The exchange of a streamed response, run as a child task beside the pipeline's decision:
+    /// its result and transactions, and the channel told that it ended.
+    private func performStreamed(
+        _ request: HTTPRequest, head: RequestHead, body: HTTP1Exchange.RequestBody, endpoint: Endpoint,
+        timeouts: HTTP1Exchange.Timeouts, collector: ResponseCollector.Configuration, channel: ResponseStreamChannel,
+        progress: HTTP1Exchange.ProgressReporting?
+    ) async -> (Result<CollectedResponse, ExchangeError>, [TransactionMetrics]) {
+        var transactions: [TransactionMetrics] = []
+        let result: Result<CollectedResponse, ExchangeError>
+        do {
+            result = .success(try await performHTTP1(
+                request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                stream: channel, progress: progress,
+                transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
+                transactionFinished: { measured in
+                    var measured = measured
+                    measured.request = request
+                    transactions.append(measured)
+                    eventMonitor.request(self, didFinishTransaction: measured)
+                }))
+        } catch {
+            result = .failure(error)
+        }
+        channel.exchangeEnded()
+        return (result, transactions)
+    }
+
+    /// The exchange's error as the request's.
+    private func mapExchangeError(_ error: ExchangeError, head: RequestHead, endpoint: Endpoint) -> BluebonnetError {
+        if let cancelled = cancellationError { return cancelled }
+        switch error.kind {
+        case .cancelled: return .explicitlyCancelled
+        case .responseBodyTooLarge: return .responseTooLarge(limit: session.configuration.maximumResponseBodyBytes)
+        default: return BluebonnetError(exchangeFailure: error, head: head, endpoint: endpoint)
+        }
+    }
+
+    /// Progress reporting for the next exchange, when handlers were added.
+    private func progressReporting() -> HTTP1Exchange.ProgressReporting? {
+        guard let tracker = progressTracker else { return nil }
+        let reporting = HTTP1Exchange.ProgressReporting(
+            download: tracker.hasDownloadHandlers ? tracker : nil, upload: tracker.hasUploadHandlers ? tracker : nil)
+        return reporting.download == nil && reporting.upload == nil ? nil : reporting
     }
 
     /// Where a URL's requests go: `http`/`https` to host and port; `http+unix`/`https+unix` to the

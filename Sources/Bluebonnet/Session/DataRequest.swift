@@ -39,6 +39,8 @@ public final class DataRequest: Sendable {
     public let eventMonitor: CompositeEventMonitor
 
     let built: Result<HTTPRequest, BluebonnetError>
+    /// Set for the request under a ``DataStreamRequest``: its response is streamed, not collected.
+    let streaming: StreamingContext?
     private let mutable = Mutex(Mutable())
 
     struct Mutable {
@@ -51,6 +53,7 @@ public final class DataRequest: Sendable {
         var outcome: Outcome?
         var waiters: [@Sendable (Outcome) -> Void] = []
         var lastRequest: HTTPRequest?
+        var progress: ProgressTracker?
         /// `cURLDescription(on:calling:)` handlers waiting for the first request to be sent.
         var cURLHandlers: [CURLHandler] = []
     }
@@ -69,8 +72,9 @@ public final class DataRequest: Sendable {
 
     init(
         session: Session, built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?,
-        eventMonitor: CompositeEventMonitor
+        eventMonitor: CompositeEventMonitor, streaming: StreamingContext? = nil
     ) {
+        self.streaming = streaming
         self.session = session
         self.built = built
         self.interceptor = interceptor
@@ -204,9 +208,62 @@ public final class DataRequest: Sendable {
         return self
     }
 
+    // MARK: Progress
+
+    /// Calls `closure` on `queue` as the response body arrives: the body bytes on the wire so far
+    /// against `Content-Length` when known (see ``TransferProgress``), at most about 20 times a
+    /// second, and always the final count. Values never go backwards; the body of a redirect or a
+    /// challenge that is followed is not counted (a retry after a failed attempt starts from zero).
+    ///
+    /// - Parameter queue: default: the session's ``Session/completionQueue``.
+    /// - Warning: add it before the request starts (before the response handler that starts it):
+    ///   an exchange that began without listeners reports nothing.
+    @discardableResult
+    public func downloadProgress(queue: DispatchQueue? = nil, closure: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        tracker().addDownload(ProgressHandler(queue: queue ?? session.completionQueue, closure: closure))
+        return self
+    }
+
+    /// Calls `closure` on `queue` as the request body goes out: the body bytes that left for the
+    /// socket against the body's length, throttled like ``downloadProgress(queue:closure:)``, the
+    /// last value being the whole body. Nothing for a request without a body.
+    ///
+    /// - Parameter queue: default: the session's ``Session/completionQueue``.
+    @discardableResult
+    public func uploadProgress(queue: DispatchQueue? = nil, closure: @escaping @Sendable (TransferProgress) -> Void) -> Self {
+        tracker().addUpload(ProgressHandler(queue: queue ?? session.completionQueue, closure: closure))
+        return self
+    }
+
+    /// The download progress as an async sequence that ends when the request finishes (the async
+    /// twin of ``downloadProgress(queue:closure:)``; the same rules apply). It keeps every value
+    /// until it is read; there are at most about 20 a second.
+    public func downloadProgress() -> AsyncStream<TransferProgress> {
+        let (stream, continuation) = AsyncStream<TransferProgress>.makeStream()
+        // One serial queue for the values and the end, so the end comes after the last value.
+        let queue = DispatchQueue(label: "Bluebonnet.DataRequest.downloadProgress")
+        tracker().addDownload(ProgressHandler(queue: queue) { continuation.yield($0) })
+        whenFinished(resuming: false) { _ in queue.async { continuation.finish() } }
+        return stream
+    }
+
+    private func tracker() -> ProgressTracker {
+        mutable.withLock { m in
+            if let tracker = m.progress { return tracker }
+            let tracker = ProgressTracker()
+            m.progress = tracker
+            return tracker
+        }
+    }
+
+    var progressTracker: ProgressTracker? { mutable.withLock { $0.progress } }
+
     // MARK: Completion
 
     func finish(_ outcome: Outcome) {
+        if outcome.error == nil, outcome.response != nil, let tracker = progressTracker {
+            tracker.finish(downloaded: outcome.metrics?.transactions.last.map { Int64($0.responseBodyBytesEncoded) })
+        }
         let (first, waiters, cURLHandlers) = mutable.withLock { m in
             guard m.outcome == nil else { return (false, [@Sendable (Outcome) -> Void](), [CURLHandler]()) }
             m.outcome = outcome
@@ -225,16 +282,20 @@ public final class DataRequest: Sendable {
         for waiter in waiters { waiter(outcome) }
     }
 
-    /// Calls `body` with the outcome once there is one (at once if there already is).
-    func whenFinished(_ body: @escaping @Sendable (Outcome) -> Void) {
+    /// Calls `body` with the outcome once there is one (at once if there already is), and starts
+    /// the request when `resuming` and the session starts requests immediately.
+    func whenFinished(resuming: Bool = true, _ body: @escaping @Sendable (Outcome) -> Void) {
         let ready = mutable.withLock { m -> Outcome? in
             if let outcome = m.outcome { return outcome }
             m.waiters.append(body)
             return nil
         }
         if let ready { body(ready) }
-        if session.startRequestsImmediately { resume() }
+        if resuming && session.startRequestsImmediately { resume() }
     }
+
+    /// The outcome, once the request finished.
+    var finishedOutcome: Outcome? { mutable.withLock { $0.outcome } }
 
     func finishedResponse() async -> Outcome {
         await withCheckedContinuation { continuation in

@@ -148,21 +148,24 @@ public final class Session: Sendable {
     public func request(
         _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, eventMonitors: [any EventMonitor] = []
     ) -> DataRequest {
-        let built: Result<HTTPRequest, BluebonnetError>
+        makeRequest(Self.build(convertible), interceptor: interceptor, eventMonitors: eventMonitors)
+    }
+
+    static func build(_ convertible: any URLRequestConvertible) -> Result<HTTPRequest, BluebonnetError> {
         do {
-            built = .success(try convertible.asURLRequest())
+            return .success(try convertible.asURLRequest())
         } catch {
-            built = .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
+            return .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
         }
-        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
     }
 
     /// Builds (URL, method, headers), encodes the parameters with `encode`, applies the modifier;
     /// any failure becomes the request's error rather than a throw at the call site.
-    private func makeRequest(
+    func makeRequest(
         _ convertible: some URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
         interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?,
+        streaming: StreamingContext? = nil,
         encode: (HTTPRequest) throws -> HTTPRequest
     ) -> DataRequest {
         let built = Session.build(url: convertible) {
@@ -170,7 +173,7 @@ public final class Session: Sendable {
             try requestModifier?(&request)
             return request
         }
-        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors)
+        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors, streaming: streaming)
     }
 
     private static func build(url: some URLConvertible, _ body: () throws -> HTTPRequest) -> Result<HTTPRequest, BluebonnetError> {
@@ -189,11 +192,12 @@ public final class Session: Sendable {
         return .parameterEncoderFailed(reason: .encoderFailed(error: error))
     }
 
-    private func makeRequest(
-        _ built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor]
+    func makeRequest(
+        _ built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor],
+        streaming: StreamingContext? = nil
     ) -> DataRequest {
         let monitor = eventMonitors.isEmpty ? eventMonitor : CompositeEventMonitor(monitors: eventMonitor.monitors + eventMonitors)
-        let request = DataRequest(session: self, built: built, interceptor: interceptor, eventMonitor: monitor)
+        let request = DataRequest(session: self, built: built, interceptor: interceptor, eventMonitor: monitor, streaming: streaming)
         switch built {
         case .success(let initial): monitor.request(request, didCreateInitialRequest: initial)
         case .failure(let error): monitor.request(request, didFailToCreateRequestWithError: error)

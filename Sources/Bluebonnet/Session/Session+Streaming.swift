@@ -1,0 +1,67 @@
+import FoundationEssentials
+
+extension Session {
+    /// A request whose response body is streamed to handlers as it arrives (see
+    /// ``DataStreamRequest``), with `Encodable` parameters.
+    ///
+    /// - Parameters:
+    ///   - convertible: the URL (`String`, `URL`, `URLComponents`).
+    ///   - method: default GET.
+    ///   - parameters: encoded by `encoder`.
+    ///   - encoder: default ``URLEncodedFormParameterEncoder/default``.
+    ///   - headers: added to (and overriding) the session's default headers.
+    ///   - automaticallyCancelOnStreamError: whether a stream handler that throws cancels the
+    ///     request. Default false (the error is recorded and the stream goes on).
+    ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - eventMonitors: told about this request's steps, after the session's monitors.
+    ///   - requestModifier: a last change to the built request.
+    public func streamRequest<Parameters: Encodable & Sendable>(
+        _ convertible: some URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters?,
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> DataStreamRequest {
+        let streaming = StreamingContext()
+        let core = makeRequest(
+            convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+            requestModifier: requestModifier, streaming: streaming) { try encoder.encode(parameters, into: $0) }
+        return DataStreamRequest(core: core, streaming: streaming, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError)
+    }
+
+    /// A streamed request with legacy `[String: Any]` parameters and a ``ParameterEncoding``
+    /// (default none), the other arguments as in the `Encodable` variant.
+    public func streamRequest(
+        _ convertible: some URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoding: some ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> DataStreamRequest {
+        let streaming = StreamingContext()
+        let core = makeRequest(
+            convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+            requestModifier: requestModifier, streaming: streaming) { try encoding.encode($0, with: parameters) }
+        return DataStreamRequest(core: core, streaming: streaming, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError)
+    }
+
+    /// A streamed request from a value that builds one (a router, or an ``HTTPRequest``).
+    public func streamRequest(
+        _ convertible: any URLRequestConvertible,
+        automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = []
+    ) -> DataStreamRequest {
+        let streaming = StreamingContext()
+        let core = makeRequest(Self.build(convertible), interceptor: interceptor, eventMonitors: eventMonitors, streaming: streaming)
+        return DataStreamRequest(core: core, streaming: streaming, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError)
+    }
+}
