@@ -38,6 +38,7 @@ func performHTTP1(
     collector: ResponseCollector.Configuration = .init(),
     stream: ResponseStreamChannel? = nil,
     progress: HTTP1Exchange.ProgressReporting? = nil,
+    observer: (any HTTP1ExchangeObserver)? = nil,
     transactionStarted: () -> Void = {},
     transactionFinished: (TransactionMetrics) -> Void = { _ in }
 ) async throws(ExchangeError) -> CollectedResponse {
@@ -71,9 +72,12 @@ func performHTTP1(
                             pool.release(pooled, reusable: reusable)
                         }
                         if handle.running(exchange) { exchange.cancel() }
+                        let suspended = observer?.exchangeStarted(exchange) ?? false
                         exchange.start { outcome, measured in
+                            observer?.exchangeEnded(exchange)
                             continuation.resume(returning: .exchanged(outcome, measured))
                         }
+                        if suspended { exchange.setSuspended(true) }
                     }
                 }
                 if handle.leasing(ticket) { pool.cancelLease(ticket) }
@@ -105,6 +109,17 @@ func performHTTP1(
             }
         }
     }
+}
+
+/// Who follows a request's exchanges as they start and end, to pause and resume their reading
+/// (Alamofire's `suspend()` / `resume()` of a running request).
+protocol HTTP1ExchangeObserver: AnyObject, Sendable {
+    /// An exchange is about to start, on its connection's loop: it is the one to pause and resume
+    /// from now on. Returns whether the request is suspended right now (the exchange then starts
+    /// with reading paused).
+    func exchangeStarted(_ exchange: HTTP1Exchange) -> Bool
+    /// The exchange ended (on its loop): nothing to pause any more.
+    func exchangeEnded(_ exchange: HTTP1Exchange)
 }
 
 /// How one attempt of `performHTTP1` ended.

@@ -86,6 +86,8 @@ final class HTTP1Exchange: @unchecked Sendable {
     private let stream: ResponseStreamChannel?
     /// Reading stopped because the stream's consumers are behind.
     private var readingPaused = false
+    /// Reading stopped because the request was suspended (`DataRequest.suspend()`).
+    private var suspended = false
     /// Progress reporting, when someone listens.
     private let progress: ProgressReporting?
     private var progressState = ProgressState()
@@ -326,6 +328,8 @@ final class HTTP1Exchange: @unchecked Sendable {
     private func pauseReading(_ queue: inout ArraySlice<StateMachine.Action>) {
         guard !readingPaused, !disposed else { return }
         readingPaused = true
+        // Already paused by a suspension: the machine knows.
+        guard !suspended else { return }
         connection.stopReading()
         queue.append(contentsOf: machine.readingPaused())
     }
@@ -335,8 +339,28 @@ final class HTTP1Exchange: @unchecked Sendable {
         connection.eventLoop.preconditionInEventLoop()
         guard readingPaused, !disposed else { return }
         readingPaused = false
+        // Still suspended: reading stays off until the request is resumed.
+        guard !suspended else { return }
         connection.startReading()
         perform(machine.readingResumed())
+    }
+
+    /// The request was suspended (or resumed): no more response bytes are read while it is — the
+    /// server is held back by TCP flow control — and the idle-read timeout does not run (the
+    /// total timeout does). Writing the request goes on. On the loop.
+    func setSuspended(_ suspend: Bool) {
+        connection.eventLoop.preconditionInEventLoop()
+        guard started, !disposed, suspend != suspended else { return }
+        suspended = suspend
+        // A stream's own backpressure pause stays in force either way.
+        guard !readingPaused else { return }
+        if suspend {
+            connection.stopReading()
+            perform(machine.readingPaused())
+        } else {
+            connection.startReading()
+            perform(machine.readingResumed())
+        }
     }
 
     // MARK: Progress

@@ -281,7 +281,7 @@ extension DataRequest {
         do {
             collected = try await performHTTP1(
                 request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
-                progress: progress,
+                progress: progress, observer: self,
                 transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
                 transactionFinished: { measured in
                     var measured = measured
@@ -310,7 +310,7 @@ extension DataRequest {
         do {
             result = .success(try await performHTTP1(
                 request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
-                stream: channel, progress: progress,
+                stream: channel, progress: progress, observer: self,
                 transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
                 transactionFinished: { measured in
                     var measured = measured

@@ -19,8 +19,9 @@ public final class DataRequest: Sendable {
         case initialized
         /// Running (or waiting to run, after ``suspend()`` was undone).
         case resumed
-        /// Suspended before it started: ``resume()`` starts it. A request already running cannot
-        /// be paused mid-exchange; suspending it has no effect.
+        /// Suspended: before it started, ``resume()`` starts it; while running, no more response
+        /// bytes are read (the server is held back by TCP flow control, the idle-read timeout
+        /// pauses, the total timeout runs on) until ``resume()``. An upload in progress goes on.
         case suspended
         /// Cancelled.
         case cancelled
@@ -49,6 +50,8 @@ public final class DataRequest: Sendable {
         var redirectHandler: (any RedirectHandler)?
         var credential: (user: String, password: String)?
         var task: Task<Void, Never>?
+        /// The exchange running now, to pause and resume.
+        var exchange: HTTP1Exchange?
         var cancellationError: BluebonnetError?
         var outcome: Outcome?
         var waiters: [@Sendable (Outcome) -> Void] = []
@@ -95,16 +98,17 @@ public final class DataRequest: Sendable {
     /// Starts the request (once); a no-op when it is already running, cancelled or finished.
     @discardableResult
     public func resume() -> Self {
-        let (resumed, start) = mutable.withLock { m -> (Bool, Bool) in
+        let (resumed, start, exchange) = mutable.withLock { m -> (Bool, Bool, HTTP1Exchange?) in
             switch m.state {
             case .initialized, .suspended:
                 m.state = .resumed
-                return (true, m.task == nil)
+                return (true, m.task == nil, m.exchange)
             case .resumed, .cancelled, .finished:
-                return (false, false)
+                return (false, false, nil)
             }
         }
         if resumed { eventMonitor.requestDidResume(self) }
+        if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(false) } }
         if start {
             let task = Task { await self.run() }
             mutable.withLock { $0.task = task }
@@ -112,15 +116,21 @@ public final class DataRequest: Sendable {
         return self
     }
 
-    /// Suspends a request that has not started yet; see ``State/suspended``.
+    /// Suspends the request: one not started yet waits for ``resume()``; a running one stops
+    /// reading its response until then. See ``State/suspended``.
     @discardableResult
     public func suspend() -> Self {
-        let suspended = mutable.withLock { m -> Bool in
-            guard m.state == .initialized else { return false }
-            m.state = .suspended
-            return true
+        let (suspended, exchange) = mutable.withLock { m -> (Bool, HTTP1Exchange?) in
+            switch m.state {
+            case .initialized, .resumed:
+                m.state = .suspended
+                return (true, m.exchange)
+            case .suspended, .cancelled, .finished:
+                return (false, nil)
+            }
         }
         if suspended { eventMonitor.requestDidSuspend(self) }
+        if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(true) } }
         return self
     }
 
@@ -137,11 +147,8 @@ public final class DataRequest: Sendable {
             switch m.state {
             case .finished, .cancelled:
                 return (false, nil, false)
-            case .initialized, .suspended:
-                m.state = .cancelled
-                m.cancellationError = error
-                return (true, nil, true)
-            case .resumed:
+            case .initialized, .suspended, .resumed:
+                // Not started (no task): finished here; running (also suspended): its task ends it.
                 m.state = .cancelled
                 m.cancellationError = error
                 return (true, m.task, m.task == nil)
@@ -372,5 +379,20 @@ extension DataRequest: CustomStringConvertible, CustomDebugStringConvertible {
     @discardableResult
     public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
         cURLDescription(on: session.completionQueue, calling: handler)
+    }
+}
+
+extension DataRequest: HTTP1ExchangeObserver {
+    func exchangeStarted(_ exchange: HTTP1Exchange) -> Bool {
+        mutable.withLock { m in
+            m.exchange = exchange
+            return m.state == .suspended
+        }
+    }
+
+    func exchangeEnded(_ exchange: HTTP1Exchange) {
+        mutable.withLock { m in
+            if m.exchange === exchange { m.exchange = nil }
+        }
     }
 }

@@ -146,7 +146,8 @@ public final class DataStreamRequest: Sendable {
         return self
     }
 
-    /// Suspends a request that has not started yet.
+    /// Suspends the request: one not started yet waits for ``resume()``; a running one stops
+    /// reading until then (see ``DataRequest/State/suspended``).
     @discardableResult
     public func suspend() -> Self {
         core.suspend()
