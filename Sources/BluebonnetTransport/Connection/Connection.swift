@@ -72,7 +72,6 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     private var readEOF = false
     private var waitedForWritable = false
     private var closeNotified = false
-    private var receiveBuffer = ByteBuffer()
     /// Aborts a graceful close that waits too long for its bytes to drain.
     private var closeTimer: Scheduled?
     private var closeHandlers: [() -> Void] = []
@@ -288,6 +287,9 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     }
 
     private func readFromSocket() {
+        // The loop's shared buffer: idle connections keep no receive storage of their own.
+        var receiveBuffer = eventLoop.takeReceiveBuffer()
+        defer { eventLoop.returnReceiveBuffer(receiveBuffer) }
         for _ in 0..<Self.readsPerEvent {
             guard reading, !readEOF, state == .open else { return }
             receiveBuffer.clear()
