@@ -1,4 +1,5 @@
-import BluebonnetHTTP1
+@testable import BluebonnetHTTP1
+import BluebonnetCore
 import BluebonnetTestSupport
 import Testing
 
@@ -21,6 +22,27 @@ import Testing
         #expect(outcome.bodies.map { String(decoding: $0, as: UTF8.self) } == ["abc", "de", "", "f", "g"])
         #expect(outcome.informational.map(\.status) == [100])
         #expect(outcome.reusable)
+    }
+
+    /// A head parsed out of a large receive buffer shares it; `compacted()` keeps the same fields
+    /// over a copy of just the head's bytes.
+    @Test func compactedFieldsHoldOnlyTheHeadsBytes() throws {
+        var received = ByteBuffer(capacity: 64 * 1024)
+        received.writeString("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX-Obs: caf\u{E9}\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\nabc")
+        var parser = ResponseParser()
+        parser.requestSent(method: .get)
+        parser.receive(received)
+        guard case .head(let head) = try parser.next() else {
+            Issue.record("expected a head")
+            return
+        }
+        #expect(head.headers.bytes.capacity == 64 * 1024, "parsed in place, sharing the receive buffer")
+        let compact = head.headers.compacted()
+        #expect(compact.bytes.capacity == head.headers.bytes.readableBytes, "a copy of just the head")
+        #expect(compact == head.headers)
+        #expect(compact.map(\.name) == ["Content-Length", "X-Obs", "Set-Cookie", "Set-Cookie"])
+        #expect(compact.map(\.value) == ["3", "caf\u{E9}", "a=1", "b=2"])
+        #expect(compact.compacted().bytes.capacity == compact.bytes.capacity, "compacting again copies nothing")
     }
 
     @Test func aResponseToHEADInThePipelineHasNoBody() throws {

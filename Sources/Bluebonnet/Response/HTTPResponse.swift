@@ -70,7 +70,8 @@ public struct HTTPResponse: Sendable, Hashable {
         self.headers = head.headers.headers
         self.informationalResponses = informational.map(InformationalResponse.init(head:))
         self.trailers = trailers?.headers
-        self.receivedFields = head.headers
+        // Kept for `rawHeaders`: a copy of the head's bytes, not a share of the receive buffer.
+        self.receivedFields = head.headers.compacted()
     }
 
     /// The header fields exactly as received: names and values as bytes, in wire order, without a

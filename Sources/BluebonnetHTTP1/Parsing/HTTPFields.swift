@@ -89,6 +89,17 @@ public struct HTTPFields: Sendable, RandomAccessCollection, Equatable, CustomStr
         self.entries = []
     }
 
+    /// The same fields over a copy of just their bytes, when those share larger storage (the
+    /// receive buffer they were parsed from): a head kept long after parsing then holds a few
+    /// hundred bytes instead of keeping a whole receive buffer alive — and the connection can read
+    /// into that buffer again instead of allocating another.
+    public func compacted() -> HTTPFields {
+        guard bytes.capacity > bytes.readableBytes else { return self }
+        var copy = ByteBuffer(capacity: bytes.readableBytes)
+        copy.writeBuffer(bytes)
+        return HTTPFields(bytes: copy, entries: entries)
+    }
+
     public var startIndex: Int { 0 }
     public var endIndex: Int { entries.count }
     public subscript(position: Int) -> Field { Field(bytes: bytes, entry: entries[position]) }
