@@ -61,12 +61,12 @@ import sys
 import termios
 from urllib.parse import parse_qs, urlsplit
 
+from http_head import BadRequest, parse_head as parse_request_head
+
 MAX_HEAD = 64 * 1024
 PATTERN = b"0123456789abcdef"
 
 
-class BadRequest(Exception):
-    pass
 
 
 def pattern_bytes(n, start=0):
@@ -126,23 +126,7 @@ class Request:
 
 
 def parse_head(raw):
-    try:
-        text = raw.decode("latin-1")
-    except Exception:  # pragma: no cover - latin-1 decodes everything
-        raise BadRequest("undecodable head")
-    lines = text.split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-        raise BadRequest("bad request line")
-    headers = []
-    for line in lines[1:]:
-        if not line:
-            continue
-        name, sep, value = line.partition(":")
-        if not sep or not name or name != name.strip():
-            raise BadRequest("bad header line")
-        headers.append((name, value.strip(" \t")))
-    return Request(parts[0], parts[1], parts[2], headers)
+    return Request(*parse_request_head(raw))
 
 
 class Connection:

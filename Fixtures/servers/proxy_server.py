@@ -42,31 +42,13 @@ import ssl
 import sys
 from urllib.parse import urlsplit
 
+from http_head import BadRequest, parse_head
+
 MAX_HEAD = 64 * 1024
 HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "proxy-connection",
     "te", "trailer", "transfer-encoding", "upgrade",
 }
-
-
-class BadRequest(Exception):
-    pass
-
-
-def parse_head(raw):
-    lines = raw.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-        raise BadRequest("bad request line")
-    headers = []
-    for line in lines[1:]:
-        if not line:
-            continue
-        name, sep, value = line.partition(":")
-        if not sep or not name or name != name.strip():
-            raise BadRequest("bad header line")
-        headers.append((name, value.strip(" \t")))
-    return parts[0], parts[1], parts[2], headers
 
 
 def header(headers, name):
