@@ -339,6 +339,11 @@ public final class ConnectionPool: Sendable {
             // Always queued, also from the loop itself: the releasing exchange is still on the
             // stack and must finish with the connection before the next one takes it.
             let connection = pooled.connection
+            guard !connection.eventLoop.isShutDown else {
+                // A stopped loop drops queued work: the waiter would never hear back.
+                waiter.deliver(.failure(.eventLoopShutDown))
+                return
+            }
             connection.eventLoop.execute {
                 if detach {
                     connection.stopReading()
