@@ -29,26 +29,26 @@ struct EventMonitorTests {
 
         private func note(_ event: String) { log.append("\(tag):\(event)") }
 
-        func request(_ request: DataRequest, didCreateInitialRequest initialRequest: HTTPRequest) { note("created") }
-        func request(_ request: DataRequest, didFailToCreateRequestWithError error: BluebonnetError) { note("createFailed") }
-        func request(_ request: DataRequest, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
+        func request(_ request: Request, didCreateInitialRequest initialRequest: HTTPRequest) { note("created") }
+        func request(_ request: Request, didFailToCreateRequestWithError error: BluebonnetError) { note("createFailed") }
+        func request(_ request: Request, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
             note("adapted")
         }
-        func request(_ request: DataRequest, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
+        func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
             note("adaptFailed")
         }
-        func requestDidResume(_ request: DataRequest) { note("resumed") }
-        func requestDidSuspend(_ request: DataRequest) { note("suspended") }
-        func requestDidCancel(_ request: DataRequest) { note("cancelled") }
-        func request(_ request: DataRequest, didStartTransaction sentRequest: HTTPRequest) { note("transactionStarted") }
-        func request(_ request: DataRequest, didFinishTransaction metrics: TransactionMetrics) {
+        func requestDidResume(_ request: Request) { note("resumed") }
+        func requestDidSuspend(_ request: Request) { note("suspended") }
+        func requestDidCancel(_ request: Request) { note("cancelled") }
+        func request(_ request: Request, didStartTransaction sentRequest: HTTPRequest) { note("transactionStarted") }
+        func request(_ request: Request, didFinishTransaction metrics: TransactionMetrics) {
             note("transactionFinished(\(metrics.status.map(String.init) ?? "-"))")
         }
-        func request(_ request: DataRequest, didReceiveResponse response: HTTPResponse, data: Data?) {
+        func request(_ request: Request, didReceiveResponse response: HTTPResponse, data: Data?) {
             note("response(\(response.statusCode))")
         }
         func request(
-            _ request: DataRequest, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest,
+            _ request: Request, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest,
             for response: HTTPResponse
         ) { note("redirect") }
         func request(
@@ -57,10 +57,16 @@ struct EventMonitorTests {
         ) {
             if case .success = result { note("validated") } else { note("validationFailed") }
         }
-        func request(_ request: DataRequest, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
+        func request(
+            _ request: DataStreamRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse,
+            withResult result: Result<Void, BluebonnetError>
+        ) {
+            if case .success = result { note("validated") } else { note("validationFailed") }
+        }
+        func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
             note(result.retryRequired ? "retry" : "noRetry")
         }
-        func requestDidFinish(_ request: DataRequest, metrics: ResponseMetrics?, error: BluebonnetError?) {
+        func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {
             note(error == nil ? "finished" : "finishedWithError")
         }
         func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {

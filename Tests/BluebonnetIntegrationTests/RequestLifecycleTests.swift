@@ -129,3 +129,50 @@ struct RequestLifecycleTests {
         #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
     }
 }
+
+/// The state every request kind shares (``Request``): the requests sent, the retry count, the
+/// final response, error and metrics; against the fault server.
+@Suite(.timeLimit(.minutes(2)), .testServer(.faultServer))
+struct RequestStateTests {
+    /// Retries once, whatever failed.
+    struct RetryOnce: RequestInterceptor {
+        func retry(_ state: RequestRetryState, dueTo error: any Error) async -> RetryResult {
+            state.retryCount == 0 ? .retry : .doNotRetry
+        }
+    }
+
+    @Test func aRetriedRequestRecordsEveryAttempt() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let session = Session()
+        let request = session.request("\(base)/status/503", interceptor: RetryOnce()).validate()
+        #expect(request.isInitialized && request.requests.isEmpty && request.response == nil && request.error == nil)
+        let result = await request.serializingData().result
+        #expect(request.isFinished)
+        #expect(request.retryCount == 1)
+        #expect(request.requests.count == 2, "one request per attempt")
+        #expect(request.requests.allSatisfy { $0.url.path == "/status/503" })
+        #expect(request.firstRequest?.headers.value(for: "User-Agent") == nil, "the first request is as built")
+        #expect(request.lastRequest?.headers.value(for: "User-Agent") != nil, "the sent ones carry the defaults")
+        #expect(request.response?.statusCode == 503)
+        #expect(request.error?.isResponseValidationError == true)
+        #expect(request.metrics?.transactions.count == 2)
+        #expect(request.allMetrics.count == 1)
+        guard case .failure(let error) = result else { Issue.record("a 503 fails validation"); return }
+        #expect(error.isResponseValidationError)
+        await session.shutdown()
+    }
+
+    @Test func aRedirectAddsARequestButNoRetry() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let session = Session()
+        let target = "\(base)/ok".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let request = session.request("\(base)/redirect?to=\(target)")
+        let data = try await request.serializingData().value
+        #expect(data == Data("ok".utf8))
+        #expect(request.requests.map(\.url.path) == ["/redirect", "/ok"])
+        #expect(request.retryCount == 0)
+        #expect(request.response?.statusCode == 200)
+        #expect(request.error == nil)
+        await session.shutdown()
+    }
+}

@@ -85,7 +85,6 @@ struct StreamingPipelineTests {
             #expect(log.events("s") == [
                 "created", "resumed", "transactionStarted", "response(200)", "validated", "transactionFinished(200)", "finished",
             ])
-            #expect(request.id == request.core.id)
             await session.shutdown()
         }
     }

@@ -167,7 +167,7 @@ struct StreamingTests {
                     // response ended), as a consumer slower than the network would.
                     if channel.unconsumedBytes == 0 {
                         let stalled = await eventually(within: .seconds(30)) {
-                            channel.isPausedForBackpressure || request.core.finishedOutcome != nil
+                            channel.isPausedForBackpressure || request.finishedOutcome != nil
                         }
                         #expect(stalled, "the producer neither paused nor finished")
                         stalls += 1
@@ -299,7 +299,7 @@ struct StreamingTests {
             for await stream in request.streamTask().streamingData() {
                 if stream.value != nil { break }
             }
-            #expect(await eventually { request.state == .cancelled && request.core.finishedOutcome != nil })
+            #expect(await eventually { request.state == .cancelled && request.finishedOutcome != nil })
             await session.shutdown()
         }
     }

@@ -105,7 +105,7 @@ import Testing
 
     static func route(_ url: String, proxy: Proxy, headers: HTTPHeaders = []) throws -> ProxyRoute {
         let request = HTTPRequest(url: try #require(URL(string: url)), headers: headers)
-        let endpoint = try #require(DataRequest.endpoint(for: request.url, tls: .init()))
+        let endpoint = try #require(Request.endpoint(for: request.url, tls: .init()))
         return try ProxyRoute.route(request, to: endpoint, proxy: proxy)
     }
 

@@ -16,34 +16,37 @@ public struct ClosureEventMonitor: EventMonitor {
     public let queue: DispatchQueue
 
     /// ``EventMonitor/request(_:didCreateInitialRequest:)``.
-    public var requestDidCreateInitialRequest: (@Sendable (DataRequest, HTTPRequest) -> Void)?
+    public var requestDidCreateInitialRequest: (@Sendable (Request, HTTPRequest) -> Void)?
     /// ``EventMonitor/request(_:didFailToCreateRequestWithError:)``.
-    public var requestDidFailToCreateRequest: (@Sendable (DataRequest, BluebonnetError) -> Void)?
+    public var requestDidFailToCreateRequest: (@Sendable (Request, BluebonnetError) -> Void)?
     /// ``EventMonitor/request(_:didAdaptInitialRequest:to:)``.
-    public var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (DataRequest, HTTPRequest, HTTPRequest) -> Void)?
+    public var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, HTTPRequest, HTTPRequest) -> Void)?
     /// ``EventMonitor/request(_:didFailToAdaptRequest:withError:)``.
-    public var requestDidFailToAdaptRequestWithError: (@Sendable (DataRequest, HTTPRequest, BluebonnetError) -> Void)?
+    public var requestDidFailToAdaptRequestWithError: (@Sendable (Request, HTTPRequest, BluebonnetError) -> Void)?
     /// ``EventMonitor/requestDidResume(_:)``.
-    public var requestDidResume: (@Sendable (DataRequest) -> Void)?
+    public var requestDidResume: (@Sendable (Request) -> Void)?
     /// ``EventMonitor/requestDidSuspend(_:)``.
-    public var requestDidSuspend: (@Sendable (DataRequest) -> Void)?
+    public var requestDidSuspend: (@Sendable (Request) -> Void)?
     /// ``EventMonitor/requestDidCancel(_:)``.
-    public var requestDidCancel: (@Sendable (DataRequest) -> Void)?
+    public var requestDidCancel: (@Sendable (Request) -> Void)?
     /// ``EventMonitor/request(_:didStartTransaction:)``.
-    public var requestDidStartTransaction: (@Sendable (DataRequest, HTTPRequest) -> Void)?
+    public var requestDidStartTransaction: (@Sendable (Request, HTTPRequest) -> Void)?
     /// ``EventMonitor/request(_:didFinishTransaction:)``.
-    public var requestDidFinishTransaction: (@Sendable (DataRequest, TransactionMetrics) -> Void)?
+    public var requestDidFinishTransaction: (@Sendable (Request, TransactionMetrics) -> Void)?
     /// ``EventMonitor/request(_:didReceiveResponse:data:)``.
-    public var requestDidReceiveResponse: (@Sendable (DataRequest, HTTPResponse, Data?) -> Void)?
+    public var requestDidReceiveResponse: (@Sendable (Request, HTTPResponse, Data?) -> Void)?
     /// ``EventMonitor/request(_:willRedirectFrom:to:for:)``.
-    public var requestWillRedirect: (@Sendable (DataRequest, HTTPRequest, HTTPRequest, HTTPResponse) -> Void)?
+    public var requestWillRedirect: (@Sendable (Request, HTTPRequest, HTTPRequest, HTTPResponse) -> Void)?
     /// ``EventMonitor/request(_:didValidateRequest:response:data:withResult:)``.
     public var requestDidValidateRequestResponseDataWithResult:
         (@Sendable (DataRequest, HTTPRequest?, HTTPResponse, Data?, Result<Void, BluebonnetError>) -> Void)?
+    /// The streamed kind of ``EventMonitor/request(_:didValidateRequest:response:data:withResult:)``.
+    public var streamRequestDidValidateRequestResponseWithResult:
+        (@Sendable (DataStreamRequest, HTTPRequest?, HTTPResponse, Result<Void, BluebonnetError>) -> Void)?
     /// ``EventMonitor/request(_:didDecideRetry:dueTo:)``.
-    public var requestDidDecideRetry: (@Sendable (DataRequest, RetryResult, BluebonnetError) -> Void)?
+    public var requestDidDecideRetry: (@Sendable (Request, RetryResult, BluebonnetError) -> Void)?
     /// ``EventMonitor/requestDidFinish(_:metrics:error:)``.
-    public var requestDidFinish: (@Sendable (DataRequest, ResponseMetrics?, BluebonnetError?) -> Void)?
+    public var requestDidFinish: (@Sendable (Request, ResponseMetrics?, BluebonnetError?) -> Void)?
     /// ``EventMonitor/request(_:didParseResponse:)``, with the value type-erased.
     public var requestDidParseResponse: (@Sendable (DataRequest, BluebonnetDataResponse<any Sendable>) -> Void)?
 
@@ -53,51 +56,51 @@ public struct ClosureEventMonitor: EventMonitor {
     }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didCreateInitialRequest initialRequest: HTTPRequest) {
+    public func request(_ request: Request, didCreateInitialRequest initialRequest: HTTPRequest) {
         requestDidCreateInitialRequest?(request, initialRequest)
     }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didFailToCreateRequestWithError error: BluebonnetError) {
+    public func request(_ request: Request, didFailToCreateRequestWithError error: BluebonnetError) {
         requestDidFailToCreateRequest?(request, error)
     }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
         requestDidAdaptInitialRequestToAdaptedRequest?(request, initialRequest, adaptedRequest)
     }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
+    public func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
         requestDidFailToAdaptRequestWithError?(request, initialRequest, error)
     }
 
     /// Calls the closure, if set.
-    public func requestDidResume(_ request: DataRequest) { requestDidResume?(request) }
+    public func requestDidResume(_ request: Request) { requestDidResume?(request) }
 
     /// Calls the closure, if set.
-    public func requestDidSuspend(_ request: DataRequest) { requestDidSuspend?(request) }
+    public func requestDidSuspend(_ request: Request) { requestDidSuspend?(request) }
 
     /// Calls the closure, if set.
-    public func requestDidCancel(_ request: DataRequest) { requestDidCancel?(request) }
+    public func requestDidCancel(_ request: Request) { requestDidCancel?(request) }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didStartTransaction sentRequest: HTTPRequest) {
+    public func request(_ request: Request, didStartTransaction sentRequest: HTTPRequest) {
         requestDidStartTransaction?(request, sentRequest)
     }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didFinishTransaction metrics: TransactionMetrics) {
+    public func request(_ request: Request, didFinishTransaction metrics: TransactionMetrics) {
         requestDidFinishTransaction?(request, metrics)
     }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didReceiveResponse response: HTTPResponse, data: Data?) {
+    public func request(_ request: Request, didReceiveResponse response: HTTPResponse, data: Data?) {
         requestDidReceiveResponse?(request, response, data)
     }
 
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse) {
+    public func request(_ request: Request, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse) {
         requestWillRedirect?(request, originalRequest, redirectedRequest, response)
     }
 
@@ -109,13 +112,21 @@ public struct ClosureEventMonitor: EventMonitor {
         requestDidValidateRequestResponseDataWithResult?(request, sentRequest, response, data, result)
     }
 
+    /// Calls ``streamRequestDidValidateRequestResponseWithResult``.
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse,
+        withResult result: Result<Void, BluebonnetError>
+    ) {
+        streamRequestDidValidateRequestResponseWithResult?(request, sentRequest, response, result)
+    }
+
     /// Calls the closure, if set.
-    public func request(_ request: DataRequest, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
+    public func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
         requestDidDecideRetry?(request, result, error)
     }
 
     /// Calls the closure, if set.
-    public func requestDidFinish(_ request: DataRequest, metrics: ResponseMetrics?, error: BluebonnetError?) {
+    public func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {
         requestDidFinish?(request, metrics, error)
     }
 

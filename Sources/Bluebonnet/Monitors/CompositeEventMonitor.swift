@@ -28,51 +28,51 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didCreateInitialRequest initialRequest: HTTPRequest) {
+    public func request(_ request: Request, didCreateInitialRequest initialRequest: HTTPRequest) {
         perform { $0.request(request, didCreateInitialRequest: initialRequest) }
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didFailToCreateRequestWithError error: BluebonnetError) {
+    public func request(_ request: Request, didFailToCreateRequestWithError error: BluebonnetError) {
         perform { $0.request(request, didFailToCreateRequestWithError: error) }
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
         perform { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
+    public func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
         perform { $0.request(request, didFailToAdaptRequest: initialRequest, withError: error) }
     }
 
     /// Posts to every member.
-    public func requestDidResume(_ request: DataRequest) { perform { $0.requestDidResume(request) } }
+    public func requestDidResume(_ request: Request) { perform { $0.requestDidResume(request) } }
 
     /// Posts to every member.
-    public func requestDidSuspend(_ request: DataRequest) { perform { $0.requestDidSuspend(request) } }
+    public func requestDidSuspend(_ request: Request) { perform { $0.requestDidSuspend(request) } }
 
     /// Posts to every member.
-    public func requestDidCancel(_ request: DataRequest) { perform { $0.requestDidCancel(request) } }
+    public func requestDidCancel(_ request: Request) { perform { $0.requestDidCancel(request) } }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didStartTransaction sentRequest: HTTPRequest) {
+    public func request(_ request: Request, didStartTransaction sentRequest: HTTPRequest) {
         perform { $0.request(request, didStartTransaction: sentRequest) }
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didFinishTransaction metrics: TransactionMetrics) {
+    public func request(_ request: Request, didFinishTransaction metrics: TransactionMetrics) {
         perform { $0.request(request, didFinishTransaction: metrics) }
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didReceiveResponse response: HTTPResponse, data: Data?) {
+    public func request(_ request: Request, didReceiveResponse response: HTTPResponse, data: Data?) {
         perform { $0.request(request, didReceiveResponse: response, data: data) }
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse) {
+    public func request(_ request: Request, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse) {
         perform { $0.request(request, willRedirectFrom: originalRequest, to: redirectedRequest, for: response) }
     }
 
@@ -85,12 +85,20 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Posts to every member.
-    public func request(_ request: DataRequest, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse,
+        withResult result: Result<Void, BluebonnetError>
+    ) {
+        perform { $0.request(request, didValidateRequest: sentRequest, response: response, withResult: result) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
         perform { $0.request(request, didDecideRetry: result, dueTo: error) }
     }
 
     /// Posts to every member.
-    public func requestDidFinish(_ request: DataRequest, metrics: ResponseMetrics?, error: BluebonnetError?) {
+    public func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {
         perform { $0.requestDidFinish(request, metrics: metrics, error: error) }
     }
 

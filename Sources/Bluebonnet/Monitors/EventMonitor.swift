@@ -32,47 +32,51 @@ public protocol EventMonitor: Sendable {
     // MARK: Creation and adaptation
 
     /// The request was built from the caller's input (before default headers and adapters).
-    func request(_ request: DataRequest, didCreateInitialRequest initialRequest: HTTPRequest)
+    func request(_ request: Request, didCreateInitialRequest initialRequest: HTTPRequest)
     /// Building the request failed (an invalid URL, a parameter-encoding failure); the request
     /// finishes with `error` when resumed.
-    func request(_ request: DataRequest, didFailToCreateRequestWithError error: BluebonnetError)
+    func request(_ request: Request, didFailToCreateRequestWithError error: BluebonnetError)
     /// The adapters (the session's, then the request's) changed `initialRequest` into
     /// `adaptedRequest`. Sent once per attempt, only when an adapter exists.
-    func request(_ request: DataRequest, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest)
+    func request(_ request: Request, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest)
     /// An adapter failed.
-    func request(_ request: DataRequest, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError)
+    func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError)
 
     // MARK: Lifecycle
 
     /// The request was resumed (started, or un-suspended).
-    func requestDidResume(_ request: DataRequest)
+    func requestDidResume(_ request: Request)
     /// The request was suspended before it started.
-    func requestDidSuspend(_ request: DataRequest)
+    func requestDidSuspend(_ request: Request)
     /// The request was cancelled (explicitly, by its awaiting task, or by session shutdown).
-    func requestDidCancel(_ request: DataRequest)
+    func requestDidCancel(_ request: Request)
 
     // MARK: The exchange
 
     /// An exchange is about to ask the pool for a connection to send `sentRequest`.
-    func request(_ request: DataRequest, didStartTransaction sentRequest: HTTPRequest)
+    func request(_ request: Request, didStartTransaction sentRequest: HTTPRequest)
     /// An exchange ended (with a response or not); see ``TransactionMetrics``.
-    func request(_ request: DataRequest, didFinishTransaction metrics: TransactionMetrics)
+    func request(_ request: Request, didFinishTransaction metrics: TransactionMetrics)
     /// A response arrived and was read whole: every one, redirects and challenges included.
-    func request(_ request: DataRequest, didReceiveResponse response: HTTPResponse, data: Data?)
+    func request(_ request: Request, didReceiveResponse response: HTTPResponse, data: Data?)
     /// The response is a redirect that will be followed with `redirectedRequest` (after the
     /// redirect handler agreed).
-    func request(_ request: DataRequest, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse)
+    func request(_ request: Request, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse)
     /// The validators ran on the delivered response.
     func request(
         _ request: DataRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse, data: Data?,
         withResult result: Result<Void, BluebonnetError>)
+    /// The validators ran on the head of a streamed response (before any part was delivered).
+    func request(
+        _ request: DataStreamRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse,
+        withResult result: Result<Void, BluebonnetError>)
     /// The retriers decided what to do after `error`.
-    func request(_ request: DataRequest, didDecideRetry result: RetryResult, dueTo error: BluebonnetError)
+    func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError)
 
     // MARK: Completion
 
     /// The request is done: `metrics` (nil when it never ran) and its error, if any.
-    func requestDidFinish(_ request: DataRequest, metrics: ResponseMetrics?, error: BluebonnetError?)
+    func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?)
     /// A response handler or an awaited value serialized the response.
     func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>)
 }
@@ -88,36 +92,41 @@ extension EventMonitor {
     public var queue: DispatchQueue { EventMonitorQueue.shared }
 
     /// Does nothing.
-    public func request(_ request: DataRequest, didCreateInitialRequest initialRequest: HTTPRequest) {}
+    public func request(_ request: Request, didCreateInitialRequest initialRequest: HTTPRequest) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didFailToCreateRequestWithError error: BluebonnetError) {}
+    public func request(_ request: Request, didFailToCreateRequestWithError error: BluebonnetError) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {}
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {}
+    public func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {}
     /// Does nothing.
-    public func requestDidResume(_ request: DataRequest) {}
+    public func requestDidResume(_ request: Request) {}
     /// Does nothing.
-    public func requestDidSuspend(_ request: DataRequest) {}
+    public func requestDidSuspend(_ request: Request) {}
     /// Does nothing.
-    public func requestDidCancel(_ request: DataRequest) {}
+    public func requestDidCancel(_ request: Request) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didStartTransaction sentRequest: HTTPRequest) {}
+    public func request(_ request: Request, didStartTransaction sentRequest: HTTPRequest) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didFinishTransaction metrics: TransactionMetrics) {}
+    public func request(_ request: Request, didFinishTransaction metrics: TransactionMetrics) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didReceiveResponse response: HTTPResponse, data: Data?) {}
+    public func request(_ request: Request, didReceiveResponse response: HTTPResponse, data: Data?) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse) {}
+    public func request(_ request: Request, willRedirectFrom originalRequest: HTTPRequest, to redirectedRequest: HTTPRequest, for response: HTTPResponse) {}
     /// Does nothing.
     public func request(
         _ request: DataRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse, data: Data?,
         withResult result: Result<Void, BluebonnetError>
     ) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {}
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse,
+        withResult result: Result<Void, BluebonnetError>
+    ) {}
     /// Does nothing.
-    public func requestDidFinish(_ request: DataRequest, metrics: ResponseMetrics?, error: BluebonnetError?) {}
+    public func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {}
+    /// Does nothing.
+    public func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {}
     /// Does nothing.
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {}
 }

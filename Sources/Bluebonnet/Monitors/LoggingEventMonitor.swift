@@ -24,12 +24,12 @@ public struct LoggingEventMonitor: EventMonitor {
     }
 
     /// Logs `request started`.
-    public func requestDidResume(_ request: DataRequest) {
+    public func requestDidResume(_ request: Request) {
         logger.debug("request started", metadata: Self.metadata(request))
     }
 
     /// Logs `request finished` or `request failed`, with the status, duration and error.
-    public func requestDidFinish(_ request: DataRequest, metrics: ResponseMetrics?, error: BluebonnetError?) {
+    public func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {
         var metadata = Self.metadata(request)
         if let metrics {
             metadata["bluebonnet.duration_ms"] = "\(ResponseMetrics.Timeline.format(metrics.taskDuration).dropLast(3))"
@@ -44,7 +44,7 @@ public struct LoggingEventMonitor: EventMonitor {
         }
     }
 
-    static func metadata(_ request: DataRequest) -> Logger.Metadata {
+    static func metadata(_ request: Request) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["bluebonnet.request.id": "\(request.id)"]
         if let sent = request.lastRequest ?? request.request {
             metadata["http.method"] = "\(sent.method.rawValue)"

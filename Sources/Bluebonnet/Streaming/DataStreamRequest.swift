@@ -34,12 +34,12 @@ import Synchronization
 /// - A failure after parts were delivered (the connection was reset, the body was cut short, a
 ///   timeout) is the ``Completion/error``, after those parts: a stream never just ends short.
 /// - A stream read to its end returns its connection to the pool; a cancelled one closes it.
-/// - Event monitors see the request as the ``DataRequest`` that runs it (same ``id``), with a nil
-///   `data`; `didReceiveResponse` and `didValidateRequest` come before the transaction's
-///   `didFinishTransaction`, since they happen on the head while the body streams.
+/// - Event monitors see this request with a nil `data`; `didReceiveResponse` and
+///   the stream's `didValidateRequest` come before the transaction's `didFinishTransaction`,
+///   since they happen on the head while the body streams.
 ///
 /// Handlers added after parts were delivered miss those parts; add them before the request starts.
-public final class DataStreamRequest: Sendable {
+public final class DataStreamRequest: Request, @unchecked Sendable {
     /// A stream handler: throwing records the error as the request's (and cancels the request when
     /// ``automaticallyCancelOnStreamError``).
     public typealias Handler<Success: Sendable, Failure: Error> = @Sendable (Stream<Success, Failure>) throws -> Void
@@ -106,104 +106,39 @@ public final class DataStreamRequest: Sendable {
         public func cancel() { request.cancel() }
     }
 
-    /// The request that runs this one's pipeline (monitors see it).
-    let core: DataRequest
     let streaming: StreamingContext
     /// Whether a throwing stream handler cancels the request.
     public let automaticallyCancelOnStreamError: Bool
     private let capturedError = Mutex<BluebonnetError?>(nil)
 
-    init(core: DataRequest, streaming: StreamingContext, automaticallyCancelOnStreamError: Bool) {
-        self.core = core
+    init(
+        session: Session, built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?,
+        eventMonitor: CompositeEventMonitor, automaticallyCancelOnStreamError: Bool
+    ) {
+        let streaming = StreamingContext()
         self.streaming = streaming
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
+        super.init(
+            session: session, built: built, interceptor: interceptor, eventMonitor: eventMonitor,
+            disposition: .stream(streaming))
         let channel = streaming.channel
-        core.whenFinished(resuming: false) { outcome in
+        whenFinished(resuming: false) { outcome in
             channel.finish(dropPending: outcome.error?.isExplicitlyCancelledError ?? false)
         }
     }
 
     // MARK: State
 
-    /// The request's identity (the same as the ``DataRequest`` event monitors see).
-    public var id: UUID { core.id }
-    /// The session that made it.
-    public var session: Session { core.session }
-    /// The lifecycle state (see ``DataRequest/State``).
-    public var state: DataRequest.State { core.state }
-    /// The request as built (before adapters), or nil if building it failed.
-    public var request: HTTPRequest? { core.request }
-    /// The last request sent (after adapters, redirects and retries), once one was.
-    public var lastRequest: HTTPRequest? { core.lastRequest }
     /// The response whose body is being streamed, once it passed validation: set before its
     /// first part is handed to any handler.
-    public var response: HTTPResponse? { streaming.deliveredResponse }
-
-    /// Starts the request (once).
-    @discardableResult
-    public func resume() -> Self {
-        core.resume()
-        return self
-    }
-
-    /// Suspends the request: one not started yet waits for ``resume()``; a running one stops
-    /// reading until then (see ``DataRequest/State/suspended``).
-    @discardableResult
-    public func suspend() -> Self {
-        core.suspend()
-        return self
-    }
-
-    /// Cancels the request: parts not yet handed over are dropped, the connection is closed, and
-    /// handlers get the completion with ``BluebonnetError/explicitlyCancelled``.
-    @discardableResult
-    public func cancel() -> Self {
-        core.cancel()
-        return self
-    }
+    public override var response: HTTPResponse? { streaming.deliveredResponse }
 
     // MARK: Configuration
 
     /// Adds a validator of the head: it runs before any part is delivered.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        core.validate { request, response, _ in validation(request, response) }
-        return self
-    }
-
-    /// Fails unless the status code is in `acceptableStatusCodes`.
-    @discardableResult
-    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Element == Int {
-        core.validate(statusCode: acceptableStatusCodes)
-        return self
-    }
-
-    /// Fails unless the `Content-Type` matches one of `acceptableContentTypes`.
-    @discardableResult
-    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: S) -> Self where S.Element == String {
-        core.validate(contentType: acceptableContentTypes)
-        return self
-    }
-
-    /// Fails unless the status is 2xx and the `Content-Type` matches the request's `Accept`.
-    @discardableResult
-    public func validate() -> Self {
-        core.validate()
-        return self
-    }
-
-    /// Sets this request's redirect handler (once).
-    @discardableResult
-    public func redirect(using handler: any RedirectHandler) -> Self {
-        core.redirect(using: handler)
-        return self
-    }
-
-    /// Answers one `Basic` challenge with these credentials.
-    @discardableResult
-    public func authenticate(username: String, password: String) -> Self {
-        core.authenticate(username: username, password: password)
-        return self
+        validate(Validator { request, response, _ in validation(request, response) })
     }
 
     /// Calls `handler` on `queue` with the head of the response that will be streamed, once it
@@ -216,23 +151,6 @@ public final class DataStreamRequest: Sendable {
         streaming.addResponseHandler(queue: queue ?? session.completionQueue, handler)
         return self
     }
-
-    /// See ``DataRequest/downloadProgress(queue:closure:)``: wire bytes of the streamed body.
-    @discardableResult
-    public func downloadProgress(queue: DispatchQueue? = nil, closure: @escaping @Sendable (TransferProgress) -> Void) -> Self {
-        core.downloadProgress(queue: queue, closure: closure)
-        return self
-    }
-
-    /// See ``DataRequest/uploadProgress(queue:closure:)``.
-    @discardableResult
-    public func uploadProgress(queue: DispatchQueue? = nil, closure: @escaping @Sendable (TransferProgress) -> Void) -> Self {
-        core.uploadProgress(queue: queue, closure: closure)
-        return self
-    }
-
-    /// See ``DataRequest/downloadProgress()``.
-    public func downloadProgress() -> AsyncStream<TransferProgress> { core.downloadProgress() }
 
     // MARK: Closure style
 
@@ -326,10 +244,10 @@ public final class DataStreamRequest: Sendable {
 
     /// The completion handlers are given.
     func completion() -> Completion {
-        let outcome = core.finishedOutcome
+        let outcome = finishedOutcome
         let streamError = capturedError.withLock { $0 }
         return Completion(
-            request: outcome?.request ?? core.lastRequest, response: outcome?.response, metrics: outcome?.metrics,
+            request: outcome?.request ?? lastRequest, response: outcome?.response, metrics: outcome?.metrics,
             error: streamError ?? outcome?.error)
     }
 }
@@ -361,9 +279,4 @@ final class StreamingContext: Sendable {
         let handlers = responseHandlers.withLock { $0 }
         for (queue, handler) in handlers { queue.async { handler(response) } }
     }
-}
-
-extension DataStreamRequest: CustomStringConvertible {
-    /// `GET https://example.com/ (200)` once finished.
-    public var description: String { core.description }
 }

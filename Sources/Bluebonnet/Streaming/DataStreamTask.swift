@@ -133,7 +133,7 @@ public struct StreamOf<Element: Sendable>: AsyncSequence, Sendable {
 
         deinit {
             // Iteration left early: the request goes on only without automatic cancellation.
-            if automaticallyCancelling && request.core.finishedOutcome == nil { request.cancel() }
+            if automaticallyCancelling && request.finishedOutcome == nil { request.cancel() }
             channel.unsubscribe(id)
         }
     }

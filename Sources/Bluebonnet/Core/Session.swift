@@ -50,7 +50,7 @@ public final class Session: Sendable {
     private let live = Mutex(LiveRequests())
 
     private struct LiveRequests {
-        var requests: [UUID: DataRequest] = [:]
+        var requests: [UUID: Request] = [:]
         var isShutDown = false
     }
 
@@ -165,15 +165,24 @@ public final class Session: Sendable {
         _ convertible: some URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
         interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?,
-        streaming: StreamingContext? = nil,
         encode: (HTTPRequest) throws -> HTTPRequest
     ) -> DataRequest {
-        let built = Session.build(url: convertible) {
+        makeRequest(
+            build(convertible, method: method, headers: headers, requestModifier: requestModifier, encode: encode),
+            interceptor: interceptor, eventMonitors: eventMonitors)
+    }
+
+    /// The build step of the URL-and-parameters variants of every request kind.
+    func build(
+        _ convertible: some URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?,
+        encode: (HTTPRequest) throws -> HTTPRequest
+    ) -> Result<HTTPRequest, BluebonnetError> {
+        Session.build(url: convertible) {
             var request = try encode(HTTPRequest(url: convertible, method: method, headers: headers ?? []))
             try requestModifier?(&request)
             return request
         }
-        return makeRequest(built, interceptor: interceptor, eventMonitors: eventMonitors, streaming: streaming)
     }
 
     private static func build(url: some URLConvertible, _ body: () throws -> HTTPRequest) -> Result<HTTPRequest, BluebonnetError> {
@@ -193,11 +202,21 @@ public final class Session: Sendable {
     }
 
     func makeRequest(
-        _ built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor],
-        streaming: StreamingContext? = nil
+        _ built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor]
     ) -> DataRequest {
+        register(built, eventMonitors: eventMonitors) { monitor in
+            DataRequest(session: self, built: built, interceptor: interceptor, eventMonitor: monitor)
+        }
+    }
+
+    /// Makes a request of any kind with `make` (given the monitors it reports to), tells the
+    /// monitors it was created, and tracks it until it finishes (or refuses it after shutdown).
+    func register<Kind: Request>(
+        _ built: Result<HTTPRequest, BluebonnetError>, eventMonitors: [any EventMonitor],
+        make: (CompositeEventMonitor) -> Kind
+    ) -> Kind {
         let monitor = eventMonitors.isEmpty ? eventMonitor : CompositeEventMonitor(monitors: eventMonitor.monitors + eventMonitors)
-        let request = DataRequest(session: self, built: built, interceptor: interceptor, eventMonitor: monitor, streaming: streaming)
+        let request = make(monitor)
         switch built {
         case .success(let initial): monitor.request(request, didCreateInitialRequest: initial)
         case .failure(let error): monitor.request(request, didFailToCreateRequestWithError: error)
@@ -211,7 +230,7 @@ public final class Session: Sendable {
         return request
     }
 
-    func requestFinished(_ request: DataRequest) {
+    func requestFinished(_ request: Request) {
         _ = live.withLock { $0.requests.removeValue(forKey: request.id) }
     }
 
@@ -221,7 +240,7 @@ public final class Session: Sendable {
     /// ``BluebonnetError/sessionInvalidated(error:)`` (nil error), new ones fail the same way at
     /// once, pooled connections close and the event loops stop. Idempotent.
     public func shutdown() async {
-        let outstanding = live.withLock { state -> [DataRequest] in
+        let outstanding = live.withLock { state -> [Request] in
             if state.isShutDown { return [] }
             state.isShutDown = true
             return Array(state.requests.values)

@@ -26,11 +26,12 @@ extension Session {
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataStreamRequest {
-        let streaming = StreamingContext()
-        let core = makeRequest(
-            convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
-            requestModifier: requestModifier, streaming: streaming) { try encoder.encode(parameters, into: $0) }
-        return DataStreamRequest(core: core, streaming: streaming, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError)
+        makeStreamRequest(
+            build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
+                try encoder.encode(parameters, into: $0)
+            },
+            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
+            eventMonitors: eventMonitors)
     }
 
     /// A streamed request with legacy `[String: Any]` parameters and a ``ParameterEncoding``
@@ -46,11 +47,12 @@ extension Session {
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataStreamRequest {
-        let streaming = StreamingContext()
-        let core = makeRequest(
-            convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
-            requestModifier: requestModifier, streaming: streaming) { try encoding.encode($0, with: parameters) }
-        return DataStreamRequest(core: core, streaming: streaming, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError)
+        makeStreamRequest(
+            build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
+                try encoding.encode($0, with: parameters)
+            },
+            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
+            eventMonitors: eventMonitors)
     }
 
     /// A streamed request from a value that builds one (a router, or an ``HTTPRequest``).
@@ -60,8 +62,19 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil,
         eventMonitors: [any EventMonitor] = []
     ) -> DataStreamRequest {
-        let streaming = StreamingContext()
-        let core = makeRequest(Self.build(convertible), interceptor: interceptor, eventMonitors: eventMonitors, streaming: streaming)
-        return DataStreamRequest(core: core, streaming: streaming, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError)
+        makeStreamRequest(
+            Self.build(convertible), automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+            interceptor: interceptor, eventMonitors: eventMonitors)
+    }
+
+    private func makeStreamRequest(
+        _ built: Result<HTTPRequest, BluebonnetError>, automaticallyCancelOnStreamError: Bool,
+        interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor]
+    ) -> DataStreamRequest {
+        register(built, eventMonitors: eventMonitors) { monitor in
+            DataStreamRequest(
+                session: self, built: built, interceptor: interceptor, eventMonitor: monitor,
+                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError)
+        }
     }
 }

@@ -3,16 +3,22 @@ import Dispatch
 import FoundationEssentials
 import Synchronization
 
-/// One request and its response kept in memory (Alamofire's `DataRequest`).
+/// What every kind of request shares (Alamofire's `Request`): identity, lifecycle, validators,
+/// redirect handler, credential, progress, cURL descriptions and the outcome. The kinds are
+/// ``DataRequest`` (body in memory), ``DataStreamRequest`` (body handed over as it arrives),
+/// ``UploadRequest`` (a ``DataRequest`` with a body to send) and ``DownloadRequest`` (body to a
+/// file). One pipeline runs them all (ARCHITECTURE.md, "How a request flows").
 ///
 /// Lazy: nothing is sent until ``resume()`` — which adding a response handler or awaiting a
-/// serialized value does when the session ``Session/startRequestsImmediately``. Each response
-/// handler serializes the same response independently.
+/// serialized value does when the session ``Session/startRequestsImmediately``.
 ///
 /// States follow Alamofire's rules: `initialized` → `resumed` (→ `suspended` → `resumed`)
 /// → `finished`, or `cancelled` from any state but `finished`. Cancelling yields
 /// ``BluebonnetError/explicitlyCancelled``.
-public final class DataRequest: Sendable {
+///
+/// `@unchecked Sendable`: a class that is subclassed cannot be checked. Every stored property
+/// of `Request` and of its subclasses is a `let` of a `Sendable` type or lives in a `Mutex`.
+public class Request: @unchecked Sendable {
     /// The lifecycle states.
     public enum State: Sendable, Hashable {
         /// Created, not started.
@@ -40,15 +46,15 @@ public final class DataRequest: Sendable {
     public let eventMonitor: CompositeEventMonitor
 
     let built: Result<HTTPRequest, BluebonnetError>
-    /// Set for the request under a ``DataStreamRequest``: its response is streamed, not collected.
-    let streaming: StreamingContext?
+    /// What the pipeline does with the response body (the request kind's sink).
+    let disposition: ResponseDisposition
     private let mutable = Mutex(Mutable())
 
     struct Mutable {
         var state: State = .initialized
         var validators = ValidationChain()
         var redirectHandler: (any RedirectHandler)?
-        var credential: (user: String, password: String)?
+        var credential: ChallengeResponder.Credential?
         var task: Task<Void, Never>?
         /// The exchange running now, to pause and resume.
         var exchange: HTTP1Exchange?
@@ -56,6 +62,8 @@ public final class DataRequest: Sendable {
         var outcome: Outcome?
         var waiters: [@Sendable (Outcome) -> Void] = []
         var lastRequest: HTTPRequest?
+        var sentRequests: [HTTPRequest] = []
+        var retryCount = 0
         var progress: ProgressTracker?
         /// `cURLDescription(on:calling:)` handlers waiting for the first request to be sent.
         var cURLHandlers: [CURLHandler] = []
@@ -75,9 +83,9 @@ public final class DataRequest: Sendable {
 
     init(
         session: Session, built: Result<HTTPRequest, BluebonnetError>, interceptor: (any RequestInterceptor)?,
-        eventMonitor: CompositeEventMonitor, streaming: StreamingContext? = nil
+        eventMonitor: CompositeEventMonitor, disposition: ResponseDisposition
     ) {
-        self.streaming = streaming
+        self.disposition = disposition
         self.session = session
         self.built = built
         self.interceptor = interceptor
@@ -89,11 +97,43 @@ public final class DataRequest: Sendable {
     /// The current state.
     public var state: State { mutable.withLock { $0.state } }
 
+    /// Whether the request was neither resumed nor cancelled yet.
+    public var isInitialized: Bool { state == .initialized }
+    /// Whether the request is running.
+    public var isResumed: Bool { state == .resumed }
+    /// Whether the request is suspended.
+    public var isSuspended: Bool { state == .suspended }
+    /// Whether the request was cancelled.
+    public var isCancelled: Bool { state == .cancelled }
+    /// Whether the request finished.
+    public var isFinished: Bool { state == .finished }
+
     /// The request as built (before adapters), or nil if building it failed.
     public var request: HTTPRequest? { try? built.get() }
 
+    /// The request as built, before default headers and adapters (Alamofire's `firstRequest`).
+    public var firstRequest: HTTPRequest? { try? built.get() }
+
     /// The last request sent (after adapters, redirects and retries), once one was.
     public var lastRequest: HTTPRequest? { mutable.withLock { $0.lastRequest } }
+
+    /// Every request sent so far, in order: one per attempt and per redirect or challenge hop.
+    public var requests: [HTTPRequest] { mutable.withLock { $0.sentRequests } }
+
+    /// The final response, once the request finished with one (Alamofire's `response`).
+    public var response: HTTPResponse? { mutable.withLock { $0.outcome?.response } }
+
+    /// The request's error, once it finished with one.
+    public var error: BluebonnetError? { mutable.withLock { $0.outcome?.error } }
+
+    /// The metrics of the whole request (every attempt), once it finished.
+    public var metrics: ResponseMetrics? { mutable.withLock { $0.outcome?.metrics } }
+
+    /// The metrics of each attempt so far (a retry starts a new one), the last one once finished.
+    public var allMetrics: [ResponseMetrics] { mutable.withLock { m in m.outcome?.metrics.map { [$0] } ?? [] } }
+
+    /// How many times the request was retried (after a failure, by a retrier).
+    public var retryCount: Int { mutable.withLock { $0.retryCount } }
 
     /// Starts the request (once); a no-op when it is already running, cancelled or finished.
     @discardableResult
@@ -193,9 +233,6 @@ public final class DataRequest: Sendable {
     @discardableResult
     public func validate() -> Self { validate(.default) }
 
-    /// Fails when `validation` says so.
-    @discardableResult
-    public func validate(_ validation: @escaping Validator.Validation) -> Self { validate(Validator(validation)) }
 
     /// Sets this request's redirect handler (once; it replaces the session's).
     @discardableResult
@@ -211,7 +248,7 @@ public final class DataRequest: Sendable {
     /// once: a second 401 is delivered as the response.
     @discardableResult
     public func authenticate(username: String, password: String) -> Self {
-        mutable.withLock { $0.credential = (username, password) }
+        mutable.withLock { $0.credential = .init(user: username, password: password) }
         return self
     }
 
@@ -248,7 +285,7 @@ public final class DataRequest: Sendable {
     public func downloadProgress() -> AsyncStream<TransferProgress> {
         let (stream, continuation) = AsyncStream<TransferProgress>.makeStream()
         // One serial queue for the values and the end, so the end comes after the last value.
-        let queue = DispatchQueue(label: "Bluebonnet.DataRequest.downloadProgress")
+        let queue = DispatchQueue(label: "Bluebonnet.Request.downloadProgress")
         tracker().addDownload(ProgressHandler(queue: queue) { continuation.yield($0) })
         whenFinished(resuming: false) { _ in queue.async { continuation.finish() } }
         return stream
@@ -320,9 +357,14 @@ public final class DataRequest: Sendable {
         }
     }
 
+    func recordRetry() {
+        mutable.withLock { $0.retryCount += 1 }
+    }
+
     func recordSent(_ request: HTTPRequest) {
         let cURLHandlers = mutable.withLock { m in
             m.lastRequest = request
+            m.sentRequests.append(request)
             let handlers = m.cURLHandlers
             m.cURLHandlers = []
             return handlers
@@ -338,7 +380,7 @@ public final class DataRequest: Sendable {
     var cancellationError: BluebonnetError? { mutable.withLock { $0.cancellationError } }
 }
 
-extension DataRequest: CustomStringConvertible, CustomDebugStringConvertible {
+extension Request: CustomStringConvertible, CustomDebugStringConvertible {
     /// `GET https://example.com/ (200)` once finished, without the status before.
     public var description: String {
         let (request, outcome) = mutable.withLock { ($0.lastRequest, $0.outcome) }
@@ -382,7 +424,7 @@ extension DataRequest: CustomStringConvertible, CustomDebugStringConvertible {
     }
 }
 
-extension DataRequest: HTTP1ExchangeObserver {
+extension Request: HTTP1ExchangeObserver {
     func exchangeStarted(_ exchange: HTTP1Exchange) -> Bool {
         mutable.withLock { m in
             m.exchange = exchange

@@ -1,0 +1,19 @@
+/// What the pipeline does after a failed attempt, given the retriers' ``RetryResult``: the retry
+/// stage's decision as a value (the waiting is the pipeline's, with its clock).
+enum RetryStep: Sendable {
+    /// Run the pipeline again from adaptation, after `delay` (nil: at once).
+    case retry(after: Duration?)
+    /// Finish with this error.
+    case finish(BluebonnetError)
+
+    /// The step for `result` after `error` failed an attempt.
+    static func decide(_ result: RetryResult, after error: BluebonnetError) -> RetryStep {
+        switch result {
+        case .retry: .retry(after: nil)
+        case .retryWithDelay(let delay): .retry(after: delay > .zero ? delay : nil)
+        case .doNotRetry: .finish(error)
+        case .doNotRetryWithError(let retryError): .finish(.requestRetryFailed(retryError: retryError, originalError: error))
+        }
+    }
+
+}

@@ -1,0 +1,170 @@
+import BluebonnetCore
+import BluebonnetHTTP1
+import BluebonnetTLS
+import BluebonnetTransport
+import FoundationEssentials
+
+// The exchange stage of the pipeline: one request on the wire, its response to the kind's sink.
+extension Request {
+    /// A response and what it is for.
+    struct Exchanged {
+        var response: HTTPResponse
+        /// The body in memory; nil for a streamed response.
+        var data: Data?
+        var step: Step
+        /// A streamed response that failed after it was delivered (truncated, reset, timed out).
+        var streamError: BluebonnetError?
+    }
+
+    /// One request on the wire: HTTPRequest → RequestHead → the HTTP/1 exchange → HTTPResponse,
+    /// then `decide` says what the response is for. Each transaction (two with the replay) is
+    /// appended to `transactions` and told to the monitors.
+    ///
+    /// A collected response is decided once its body is in memory. A streamed one is decided on
+    /// its head while the exchange waits (reading stopped), and its body then goes to the
+    /// consumers, is dropped, or the exchange is cancelled (see `Step.disposition`); the exchange's
+    /// end is awaited either way.
+    func exchange(
+        _ request: HTTPRequest, transactions: inout [TransactionMetrics],
+        decide: (HTTPResponse, Data?) async -> Step
+    ) async throws(BluebonnetError) -> Exchanged {
+        let configuration = session.configuration
+        guard let direct = Self.endpoint(for: request.url, tls: configuration.tls) else {
+            throw .invalidURL(url: request.url.absoluteString)
+        }
+        let route = try ProxyRoute.route(request, to: direct, proxy: configuration.proxy)
+        let endpoint = route.endpoint
+
+        let head = RequestHead(method: request.method, target: route.target, headers: route.headers)
+        let body: HTTP1Exchange.RequestBody = request.body.map { .bytes(ByteBuffer(bytes: $0)) } ?? .none
+        var timeouts = HTTP1Exchange.Timeouts(
+            idleRead: configuration.timeouts.idleRead, idleWrite: configuration.timeouts.idleWrite,
+            total: request.timeoutInterval ?? configuration.timeouts.request)
+        timeouts.expectContinue = .seconds(1)
+        let collector = ResponseCollector.Configuration(
+            maximumResponseBodyBytes: configuration.maximumResponseBodyBytes,
+            decodesContent: configuration.decompressesResponses,
+            decompressionLimits: configuration.decompressionLimits)
+        let progress = progressReporting()
+
+        if let channel = disposition.streaming?.channel {
+            channel.prepareForExchange()
+            async let ended = performStreamed(
+                request, head: head, body: body, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                channel: channel, progress: progress)
+            guard let streamedHead = await channel.waitForHead() else {
+                let (result, measured) = await ended
+                transactions.append(contentsOf: measured)
+                if case .failure(let error) = result { throw mapExchangeError(error, head: head, endpoint: endpoint) }
+                preconditionFailure("a streamed exchange succeeded without a head")
+            }
+            // Trailers come after the body: the completion's response has them, the head's cannot.
+            var response = HTTPResponse(
+                url: request.url, head: streamedHead.head, informational: streamedHead.informational, trailers: nil)
+            let step = await decide(response, nil)
+            let disposition = step.disposition
+            if disposition == .deliver { self.disposition.streaming?.responseDelivered(response) }
+            channel.apply(disposition)
+            let (result, measured) = await ended
+            transactions.append(contentsOf: measured)
+            switch (result, disposition) {
+            case (.success(let collected), _):
+                response = HTTPResponse(
+                    url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
+                return Exchanged(response: response, data: nil, step: step)
+            case (.failure, .abandon):
+                // The cancellation we asked for.
+                return Exchanged(response: response, data: nil, step: step)
+            case (.failure(let error), .discard):
+                throw mapExchangeError(error, head: head, endpoint: endpoint)
+            case (.failure(let error), .deliver):
+                return Exchanged(response: response, data: nil, step: step, streamError: mapExchangeError(error, head: head, endpoint: endpoint))
+            }
+        }
+
+        var collected: CollectedResponse
+        do {
+            collected = try await performHTTP1(
+                request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                progress: progress, observer: self,
+                transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
+                transactionFinished: { measured in
+                    var measured = measured
+                    measured.request = request
+                    transactions.append(measured)
+                    eventMonitor.request(self, didFinishTransaction: measured)
+                })
+        } catch {
+            throw mapExchangeError(error, head: head, endpoint: endpoint)
+        }
+        let response = HTTPResponse(
+            url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
+        let data = collected.body.moveIntoData()
+        return Exchanged(response: response, data: data, step: await decide(response, data))
+    }
+
+    /// The exchange of a streamed response, run as a child task beside the pipeline's decision:
+    /// its result and transactions, and the channel told that it ended.
+    func performStreamed(
+        _ request: HTTPRequest, head: RequestHead, body: HTTP1Exchange.RequestBody, endpoint: Endpoint,
+        timeouts: HTTP1Exchange.Timeouts, collector: ResponseCollector.Configuration, channel: ResponseStreamChannel,
+        progress: HTTP1Exchange.ProgressReporting?
+    ) async -> (Result<CollectedResponse, ExchangeError>, [TransactionMetrics]) {
+        var transactions: [TransactionMetrics] = []
+        let result: Result<CollectedResponse, ExchangeError>
+        do {
+            result = .success(try await performHTTP1(
+                request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                stream: channel, progress: progress, observer: self,
+                transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
+                transactionFinished: { measured in
+                    var measured = measured
+                    measured.request = request
+                    transactions.append(measured)
+                    eventMonitor.request(self, didFinishTransaction: measured)
+                }))
+        } catch {
+            result = .failure(error)
+        }
+        channel.exchangeEnded()
+        return (result, transactions)
+    }
+
+    /// The exchange's error as the request's.
+    func mapExchangeError(_ error: ExchangeError, head: RequestHead, endpoint: Endpoint) -> BluebonnetError {
+        if let cancelled = cancellationError { return cancelled }
+        switch error.kind {
+        case .cancelled: return .explicitlyCancelled
+        case .responseBodyTooLarge: return .responseTooLarge(limit: session.configuration.maximumResponseBodyBytes)
+        default: return BluebonnetError(exchangeFailure: error, head: head, endpoint: endpoint)
+        }
+    }
+
+    /// Progress reporting for the next exchange, when handlers were added.
+    func progressReporting() -> HTTP1Exchange.ProgressReporting? {
+        guard let tracker = progressTracker else { return nil }
+        let reporting = HTTP1Exchange.ProgressReporting(
+            download: tracker.hasDownloadHandlers ? tracker : nil, upload: tracker.hasUploadHandlers ? tracker : nil)
+        return reporting.download == nil && reporting.upload == nil ? nil : reporting
+    }
+
+    /// Where a URL's requests go: `http`/`https` to host and port; `http+unix`/`https+unix` to the
+    /// Unix-domain socket whose percent-encoded path is the host (`http+unix://%2Fvar%2Frun%2Fapp.sock/v1/items`).
+    static func endpoint(for url: URL, tls: TLSConfiguration) -> Endpoint? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !host.isEmpty else {
+            return nil
+        }
+        switch scheme {
+        case "http", "https":
+            let isTLS = scheme == "https"
+            let port = url.port ?? (isTLS ? 443 : 80)
+            let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            return Endpoint(host: bareHost, port: port, tls: isTLS ? tls : nil)
+        case "http+unix", "https+unix":
+            guard host.hasPrefix("/") else { return nil }
+            return Endpoint(unixPath: host, tls: scheme == "https+unix" ? tls : nil, serverName: scheme == "https+unix" ? "localhost" : nil)
+        default:
+            return nil
+        }
+    }
+}

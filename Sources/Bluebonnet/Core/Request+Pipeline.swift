@@ -1,0 +1,203 @@
+import BluebonnetCore
+import BluebonnetHTTP1
+import BluebonnetTLS
+import BluebonnetTransport
+import FoundationEssentials
+
+extension Request {
+    /// The whole pipeline: adapt → exchange → redirects (and one Basic challenge) → validation →
+    /// retry, then finish. Runs in the request's task.
+    func run() async {
+        let start = ContinuousClock.now
+        let settings = snapshot
+        var retryCount = 0
+        var redirectCount = 0
+        var transactions: [TransactionMetrics] = []
+        while true {
+            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
+            redirectCount += attempt.redirects
+            var outcome = attempt.outcome
+            outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: .now, redirectCount: redirectCount, transactions: transactions)
+            if let error = cancellationError {
+                outcome.error = error
+                finish(outcome)
+                return
+            }
+            guard let error = outcome.error, attempt.retryable else {
+                finish(outcome)
+                return
+            }
+            // Retry: the session's retrier first, then the request's.
+            let retriers: [any RequestRetrier] = [session.interceptor, interceptor].compactMap { $0 }
+            var decision = RetryResult.doNotRetry
+            for retrier in retriers {
+                let state = RequestRetryState(
+                    requestID: id, request: outcome.request, retryCount: retryCount,
+                    responseStatusCode: outcome.response?.statusCode, responseHeaders: outcome.response?.headers)
+                decision = await retrier.retry(state, dueTo: error)
+                if case .doNotRetry = decision { continue }
+                break
+            }
+            if !retriers.isEmpty { eventMonitor.request(self, didDecideRetry: decision, dueTo: error) }
+            switch RetryStep.decide(decision, after: error) {
+            case .retry(let delay):
+                retryCount += 1
+                recordRetry()
+                if let delay { try? await Task.sleep(for: delay) }
+            case .finish(let finalError):
+                outcome.error = finalError
+                finish(outcome)
+                return
+            }
+        }
+    }
+
+    private struct Attempt {
+        var outcome: Outcome
+        var redirects: Int
+        /// Whether a retrier may be asked (not for cancellation or for errors in building the request).
+        var retryable: Bool
+    }
+
+    private func runOnce(settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics]) async -> Attempt {
+        // Build, then adapt (the session's adapter, then the request's).
+        var request: HTTPRequest
+        switch built {
+        case .failure(let error):
+            return Attempt(outcome: Outcome(error: error), redirects: 0, retryable: false)
+        case .success(let value):
+            request = value
+        }
+        let preparation = RequestPreparation(configuration: session.configuration)
+        request = preparation.prepare(request)
+        let adapters: [any RequestAdapter] = [session.interceptor, interceptor].compactMap { $0 }
+        let initial = request
+        for adapter in adapters {
+            do {
+                request = try await adapter.adapt(request, using: RequestAdapterState(requestID: id, retryCount: retryCount))
+            } catch {
+                let failure = error.asBluebonnetError(or: .requestAdaptationFailed(error: error))
+                eventMonitor.request(self, didFailToAdaptRequest: initial, withError: failure)
+                return Attempt(outcome: Outcome(request: request, error: failure), redirects: 0, retryable: true)
+            }
+        }
+        if !adapters.isEmpty { eventMonitor.request(self, didAdaptInitialRequest: initial, to: request) }
+        if let refused = preparation.check(request) {
+            return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: true)
+        }
+
+        var hops = Hops(
+            redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy),
+            challenge: ChallengeResponder(credential: settings.credential))
+        while true {
+            recordSent(request)
+            let exchanged: Exchanged
+            do {
+                let sent = request
+                exchanged = try await exchange(request, transactions: &transactions) { response, data in
+                    await self.nextStep(after: response, data: data, for: sent, settings: settings, hops: &hops)
+                }
+            } catch {
+                return Attempt(outcome: Outcome(request: request, error: error), redirects: hops.redirects.redirectCount,
+                               retryable: !error.isExplicitlyCancelledError && disposition.streaming?.channel.hasDelivered != true)
+            }
+            let (response, data) = (exchanged.response, exchanged.data)
+            switch exchanged.step {
+            case .answerChallenge(let next), .follow(let next):
+                request = next
+            case .deliver(let redirects, let validationError):
+                let error = validationError ?? exchanged.streamError
+                return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),
+                               redirects: max(redirects, 0), retryable: disposition.streaming?.channel.hasDelivered != true)
+            case .fail(let error):
+                return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),
+                               redirects: hops.redirects.redirectCount, retryable: true)
+            }
+        }
+    }
+
+    /// What the pipeline does with a response: the redirect and challenge bookkeeping of one attempt.
+    struct Hops {
+        var redirects: RedirectStateMachine
+        var challenge: ChallengeResponder
+    }
+
+    /// What a response is for.
+    enum Step {
+        /// A `Basic` challenge answered: send this request next (the response's body is dropped).
+        case answerChallenge(HTTPRequest)
+        /// A redirect followed: send this request next (the response's body is dropped).
+        case follow(HTTPRequest)
+        /// The response is the request's; `validationError` when a validator refused it.
+        case deliver(redirects: Int, validationError: BluebonnetError?)
+        /// The request fails with this error (a redirect refused or over the limit).
+        case fail(BluebonnetError)
+
+        /// What a streamed response's body becomes.
+        var disposition: ResponseStreamChannel.Disposition {
+            switch self {
+            case .answerChallenge, .follow: .discard
+            case .deliver(_, nil): .deliver
+            case .deliver, .fail: .abandon
+            }
+        }
+    }
+
+    /// Decides about `response` (with its body, or nil when it is streamed): a challenge, a
+    /// redirect (asking the redirect handler), or delivery (after validation).
+    private func nextStep(
+        after response: HTTPResponse, data: Data?, for request: HTTPRequest, settings: Mutable, hops: inout Hops
+    ) async -> Step {
+        eventMonitor.request(self, didReceiveResponse: response, data: data)
+
+        // One answer to a Basic challenge (RFC 7617); a second 401 is delivered.
+        if let next = hops.challenge.answer(response, to: request) {
+            return .answerChallenge(next)
+        }
+
+        switch hops.redirects.responseReceived(response, for: request) {
+        case .deliverResponse:
+            return deliver(request: request, response: response, data: data, settings: settings, redirects: hops.redirects.redirectCount)
+        case .failRequest(let error):
+            return .fail(error)
+        case .followRedirect(let next):
+            let handler = settings.redirectHandler ?? session.redirectHandler
+            var redirected = next
+            if let handler {
+                guard let modified = await handler.task(request, willBeRedirectedTo: next, for: response) else {
+                    return deliver(request: request, response: response, data: data, settings: settings,
+                                   redirects: hops.redirects.redirectCount - 1)
+                }
+                redirected = modified
+            }
+            eventMonitor.request(self, willRedirectFrom: request, to: redirected, for: response)
+            return .follow(redirected)
+        }
+    }
+
+    private func deliver(request: HTTPRequest, response: HTTPResponse, data: Data?, settings: Mutable, redirects: Int) -> Step {
+        guard !settings.validators.validators.isEmpty else {
+            return .deliver(redirects: redirects, validationError: nil)
+        }
+        let result = settings.validators.validate(request: request, response: response, data: data)
+        reportValidation(request: request, response: response, data: data, result: result)
+        if case .failure(let error) = result {
+            return .deliver(redirects: redirects, validationError: error)
+        }
+        return .deliver(redirects: redirects, validationError: nil)
+    }
+}
+
+extension Request {
+    /// Tells the monitors about a validation, with the kind's own event (Alamofire has one per kind).
+    func reportValidation(request: HTTPRequest, response: HTTPResponse, data: Data?, result: Result<Void, BluebonnetError>) {
+        switch self {
+        case let dataRequest as DataRequest:
+            eventMonitor.request(dataRequest, didValidateRequest: request, response: response, data: data, withResult: result)
+        case let stream as DataStreamRequest:
+            eventMonitor.request(stream, didValidateRequest: request, response: response, withResult: result)
+        default:
+            break
+        }
+    }
+}
