@@ -178,6 +178,28 @@ import Testing
         }
     }
 
+    /// Without `--max-redirs` the limit is the library's (20, as in Fetch; curl's is 50): a chain
+    /// of 20 redirects arrives, one of 21 is `redirect_limit`, and `--max-redirs 21` lets it through.
+    @Test func theDefaultRedirectLimitIsTwentyAsTheLibrarys() async throws {
+        try await withTestServer(.faultServer) { server in
+            let base = server.baseURL.absoluteString
+            let twenty = Self.redirectChain(base, hops: 20)
+            let twentyOne = Self.redirectChain(base, hops: 21)
+            let run = try await CLIBinary.run(["--json", twenty, twentyOne])
+            #expect(run.status == 1, "\(run)")
+            let lines = run.jsonLines
+            #expect(lines.count == 2, "\(run)")
+            #expect(lines.first?["status"] as? Int == 200, "\(run)")
+            #expect(lines.first?["redirects"] as? Int == 20, "\(run)")
+            #expect(lines.last?["status"] is NSNull, "\(run)")
+            #expect((lines.last?["error"] as? [String: Any])?["kind"] as? String == "redirect_limit", "\(run)")
+
+            let raised = try await CLIBinary.run(["--json", "--max-redirs", "21", twentyOne])
+            #expect(raised.status == 0, "\(raised)")
+            #expect(raised.jsonLines.first?["redirects"] as? Int == 21, "\(raised)")
+        }
+    }
+
     @Test func headIsARealHeadRequest() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["--json", "-X", "HEAD", "\(server.baseURL)/ok?size=1000"],
@@ -397,6 +419,15 @@ import Testing
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return url.addingPercentEncoding(withAllowedCharacters: allowed) ?? url
+    }
+
+    /// A URL on `base` that redirects `hops` times (302, each `Location` relative) before `/ok`.
+    static func redirectChain(_ base: String, hops: Int) -> String {
+        var target = "/ok"
+        for _ in 0..<hops {
+            target = "/redirect?to=\(escaped(target))"
+        }
+        return base + target
     }
 
     /// A loopback port nothing listens on: bound, then closed.
