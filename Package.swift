@@ -78,7 +78,9 @@ let package = Package(
         // the progress bar. Testable with a fake `Fetching`.
         .target(
             name: "BluebonnetCLICore",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            // Bluebonnet for its defaults only (the redirect limit): the Session calls stay in
+            // BluebonnetCLI's Fetcher.swift.
+            dependencies: ["Bluebonnet", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // A thin main plus `Fetcher.swift`, the one file that talks to the Session API.
         .executableTarget(

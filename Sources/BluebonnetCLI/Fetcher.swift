@@ -114,7 +114,7 @@ final class Fetcher: Fetching {
         func writeHead(_ response: HTTPResponse?) throws {
             guard !wroteHead, let response else { return }
             wroteHead = true
-            try handle.write(contentsOf: Array(CLI.head(of: Self.outcome(job.url, response, redirects: 0, metrics: FetchMetrics())).utf8))
+            try handle.write(contentsOf: CLI.head(of: Self.outcome(job.url, response, redirects: 0, metrics: FetchMetrics())))
         }
         for await stream in streamRequest.streamTask().streamingData() {
             switch stream.event {
@@ -135,7 +135,7 @@ final class Fetcher: Fetching {
                         try writeHead(response)
                         if job.includeHeadInOutputFile {
                             let trailers = CLI.trailers(of: Self.outcome(job.url, response, redirects: 0, metrics: FetchMetrics()))
-                            try handle.write(contentsOf: Array(trailers.utf8))
+                            try handle.write(contentsOf: trailers)
                         }
                     } catch {
                         writeError = FetchError(.io, "writing \(path): \(error)")
@@ -180,16 +180,21 @@ final class Fetcher: Fetching {
     }
 
     /// A response's outcome without its body: head, 1xx heads and trailers.
+    ///
+    /// The final head's fields are the exact bytes (`rawHeaders`: obs-text as sent, never the
+    /// U+FFFD of `headers`), so `--json` and `--include` are lossless. The library has the 1xx
+    /// heads' and the trailers' fields only as text (UTF-8, U+FFFD for other bytes): those are
+    /// that text's UTF-8.
     static func outcome(_ url: String, _ head: HTTPResponse, redirects: Int, metrics: FetchMetrics, body: [UInt8] = []) -> FetchOutcome {
         FetchOutcome(
             url: url, status: head.statusCode, reason: head.reason, version: head.version.description,
-            headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
+            headers: head.rawHeaders.map { HeaderField(name: Array($0.name.utf8), value: $0.value) }, body: body,
             redirects: redirects, metrics: metrics,
             informational: head.informationalResponses.map {
                 InformationalHead(status: $0.statusCode, reason: $0.reason, version: $0.version.description,
-                                  headers: $0.headers.map { (name: $0.name, value: $0.value) })
+                                  headers: $0.headers.map { HeaderField($0.name, $0.value) })
             },
-            trailers: head.trailers?.map { (name: $0.name, value: $0.value) } ?? [])
+            trailers: head.trailers?.map { HeaderField($0.name, $0.value) } ?? [])
     }
 
     func shutdown() async {

@@ -170,9 +170,9 @@ public enum CLI {
                 say(out, OutcomeJSON.line(for: reported) + "\n")
             } else if reported.gotResponse {
                 do {
-                    if options.include { try destination.write(Array(head(of: reported).utf8)) }
+                    if options.include { try destination.write(head(of: reported)) }
                     try destination.write(reported.body)
-                    if options.include { try destination.write(Array(trailers(of: reported).utf8)) }
+                    if options.include { try destination.write(trailers(of: reported)) }
                 } catch {
                     reported = FetchOutcome(url: url, error: FetchError(.io, "writing the body: \(error)"))
                 }
@@ -190,29 +190,43 @@ public enum CLI {
 
     /// The status line and headers as `--include` prints them, CRLF-terminated as on the wire,
     /// ending with the empty line; informational (1xx) heads first, each the same way, as curl
-    /// prints them.
-    public static func head(of outcome: FetchOutcome) -> String {
-        var text = ""
+    /// prints them. Header names and values are their bytes as they came (obs-text included).
+    public static func head(of outcome: FetchOutcome) -> [UInt8] {
+        var bytes: [UInt8] = []
         for informational in outcome.informational {
-            text += head(version: informational.version, status: informational.status, reason: informational.reason,
-                         headers: informational.headers)
+            head(version: informational.version, status: informational.status, reason: informational.reason,
+                 headers: informational.headers, into: &bytes)
         }
-        return text + head(version: outcome.version, status: outcome.status ?? 0, reason: outcome.reason, headers: outcome.headers)
+        head(version: outcome.version, status: outcome.status ?? 0, reason: outcome.reason, headers: outcome.headers,
+             into: &bytes)
+        return bytes
     }
 
-    private static func head(version: String, status: Int, reason: String, headers: [(name: String, value: String)]) -> String {
-        var text = "\(version) \(status)"
-        if !reason.isEmpty { text += " \(reason)" }
-        text += "\r\n"
-        for header in headers {
-            text += "\(header.name): \(header.value)\r\n"
-        }
-        return text + "\r\n"
+    private static func head(version: String, status: Int, reason: String, headers: [HeaderField], into bytes: inout [UInt8]) {
+        bytes += Array("\(version) \(status)".utf8)
+        if !reason.isEmpty { bytes += Array(" \(reason)".utf8) }
+        bytes += crlf
+        fields(headers, into: &bytes)
+        bytes += crlf
     }
 
     /// The trailer fields as `--include` prints them after the body: one CRLF-terminated line
     /// each, no empty line after (curl 7.88's `-i` output); empty when there are none.
-    public static func trailers(of outcome: FetchOutcome) -> String {
-        outcome.trailers.map { "\($0.name): \($0.value)\r\n" }.joined()
+    public static func trailers(of outcome: FetchOutcome) -> [UInt8] {
+        var bytes: [UInt8] = []
+        fields(outcome.trailers, into: &bytes)
+        return bytes
+    }
+
+    private static let crlf: [UInt8] = [0x0D, 0x0A]
+
+    /// `Name: value` CRLF per field, bytes as they came.
+    private static func fields(_ fields: [HeaderField], into bytes: inout [UInt8]) {
+        for field in fields {
+            bytes += field.name
+            bytes += [0x3A, 0x20]
+            bytes += field.value
+            bytes += crlf
+        }
     }
 }

@@ -1,5 +1,12 @@
+internal import Bluebonnet
+
 /// One request, as the command line describes it.
 public struct FetchJob: Sendable {
+    /// How many redirects a job follows unless `--max-redirs` says otherwise: the library's own
+    /// limit (`RedirectPolicy.defaultMaximumRedirects`, 20 as in Fetch), so the CLI and the
+    /// `Session` have one policy.
+    public static let defaultMaxRedirects = RedirectPolicy.defaultMaximumRedirects
+
     /// The URL to fetch: as given on the command line, with `http://` put in front when it had
     /// no scheme (as curl does).
     public var url: String
@@ -14,7 +21,7 @@ public struct FetchJob: Sendable {
     public var body: [UInt8]?
     /// Whether 3xx responses with a `Location` are followed (default true; `--no-location`).
     public var followRedirects: Bool
-    /// At most this many redirects are followed (`--max-redirs`, default 50); nil for no limit
+    /// At most this many redirects are followed (`--max-redirs`, default ``defaultMaxRedirects``); nil for no limit
     /// (`--max-redirs -1`).
     public var maxRedirects: Int?
     /// A PEM file of CA certificates to trust instead of the system's (`--cacert`).
@@ -37,7 +44,8 @@ public struct FetchJob: Sendable {
     /// With `outputFile`: put the `--include` head in the file before the body.
     public var includeHeadInOutputFile: Bool
 
-    /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most 50),
+    /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most
+    /// ``defaultMaxRedirects``),
     /// system trust, library timeouts.
     public init(
         url: String,
@@ -46,7 +54,7 @@ public struct FetchJob: Sendable {
         removedHeaders: [String] = [],
         body: [UInt8]? = nil,
         followRedirects: Bool = true,
-        maxRedirects: Int? = 50,
+        maxRedirects: Int? = FetchJob.defaultMaxRedirects,
         caCertPath: String? = nil,
         insecure: Bool = false,
         timeout: Double? = nil,

@@ -71,6 +71,35 @@ public struct FetchMetrics: Sendable, Equatable {
     }
 }
 
+/// One header or trailer field as it came off the wire: its name and value as bytes.
+///
+/// Bytes, not text, because a value may hold obs-text (bytes 0x80–0xFF, RFC 9110 §5.5) in any
+/// charset or none, and every output mode keeps it exact: `--include` writes the bytes as they
+/// came, `--json` writes each byte as the code point of the same number (ISO-8859-1, as curl
+/// and Python's `http.client` read header bytes; `OutcomeJSON.text(of:)`).
+public struct HeaderField: Sendable, Equatable, CustomStringConvertible {
+    /// The name's bytes (a token, RFC 9110 §5.1, so ASCII when it came off the wire).
+    public var name: [UInt8]
+    /// The value's bytes, trimmed of surrounding whitespace, obs-text as sent.
+    public var value: [UInt8]
+
+    /// A field of exact bytes.
+    public init(name: [UInt8], value: [UInt8]) {
+        self.name = name
+        self.value = value
+    }
+
+    /// A field given as text: the UTF-8 of `name` and `value`.
+    public init(_ name: String, _ value: String) {
+        self.init(name: Array(name.utf8), value: Array(value.utf8))
+    }
+
+    /// `Name: value`, bytes that are not UTF-8 repaired with U+FFFD (for messages only).
+    public var description: String {
+        String(decoding: name, as: UTF8.self) + ": " + String(decoding: value, as: UTF8.self)
+    }
+}
+
 /// An informational (1xx) response head that came before the final response (`103 Early Hints`,
 /// `100 Continue`): `--include` prints it before the final head, as curl does.
 public struct InformationalHead: Sendable {
@@ -81,10 +110,10 @@ public struct InformationalHead: Sendable {
     /// The version, e.g. `HTTP/1.1`.
     public var version: String
     /// The header fields in wire order.
-    public var headers: [(name: String, value: String)]
+    public var headers: [HeaderField]
 
     /// A head.
-    public init(status: Int, reason: String, version: String, headers: [(name: String, value: String)]) {
+    public init(status: Int, reason: String, version: String, headers: [HeaderField]) {
         self.status = status
         self.reason = reason
         self.version = version
@@ -102,14 +131,14 @@ public struct FetchOutcome: Sendable {
     public var reason: String
     /// The final response's version, e.g. `HTTP/1.1`.
     public var version: String
-    /// The final response's headers in wire order, as received.
-    public var headers: [(name: String, value: String)]
+    /// The final response's headers in wire order, as received (exact bytes).
+    public var headers: [HeaderField]
     /// The body after transfer and content decoding (empty when it went to ``bodyFile``).
     public var body: [UInt8]
     /// The informational (1xx) heads before the final response, in order (not in the JSON).
     public var informational: [InformationalHead] = []
     /// The trailer fields after a chunked body, in order (not in the JSON).
-    public var trailers: [(name: String, value: String)] = []
+    public var trailers: [HeaderField] = []
     /// Where the fetcher wrote the body itself (the job's `outputFile`, complete), or nil when
     /// the body is in ``body``.
     public var bodyFile: String?
@@ -126,9 +155,9 @@ public struct FetchOutcome: Sendable {
 
     /// A response.
     public init(url: String, status: Int, reason: String, version: String,
-                headers: [(name: String, value: String)], body: [UInt8], redirects: Int = 0,
+                headers: [HeaderField], body: [UInt8], redirects: Int = 0,
                 metrics: FetchMetrics = FetchMetrics(), informational: [InformationalHead] = [],
-                trailers: [(name: String, value: String)] = []) {
+                trailers: [HeaderField] = []) {
         self.url = url
         self.informational = informational
         self.trailers = trailers

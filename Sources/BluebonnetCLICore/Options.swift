@@ -35,8 +35,8 @@ struct Options: ParsableCommand {
             help: ArgumentHelp("Write the body to FILE instead of standard output (repeatable: the Nth -o is for the Nth URL).", valueName: "FILE"))
     var output: [String] = []
 
-    @Option(name: .customLong("max-redirs"), parsing: .unconditional, help: ArgumentHelp("Follow at most N redirects (default 50; -1 for no limit).", valueName: "N"))
-    var maxRedirects: Int = 50
+    @Option(name: .customLong("max-redirs"), parsing: .unconditional, help: ArgumentHelp("Follow at most N redirects; -1 for no limit. The default is the library's limit.", valueName: "N"))
+    var maxRedirects: Int = FetchJob.defaultMaxRedirects
 
     @Flag(name: .customLong("no-location"), help: "Do not follow redirects: report the 3xx response itself.")
     var noLocation = false

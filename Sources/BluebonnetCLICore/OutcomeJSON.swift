@@ -33,13 +33,24 @@ enum OutcomeJSON {
             ("status", status),
             ("reason", .string(failed ? "" : outcome.reason)),
             ("version", .string(failed ? "" : outcome.version)),
-            ("headers", .array(headers.map { .array([.string($0.name), .string($0.value)]) })),
+            ("headers", .array(headers.map { .array([.string(text(of: $0.name)), .string(text(of: $0.value))]) })),
             ("body_base64", .string(Data(body).base64EncodedString())),
             ("body_length", .int(body.count)),
             ("redirects", .int(outcome.redirects)),
             ("metrics", metrics(outcome.metrics)),
             ("error", error),
         ])
+    }
+
+    /// A header name's or value's bytes as a JSON string, losslessly: each byte becomes the code
+    /// point of the same number, U+0000–U+00FF (ISO-8859-1 decoding, as curl and Python's
+    /// `http.client` read header bytes), so a reader gets the exact bytes back by encoding the
+    /// string as Latin-1. Every value is read this way, UTF-8 ones included: the UTF-8 of `é`
+    /// (C3 A9) is `"Ã©"`, and a lone E9 byte is `"é"`. Never U+FFFD.
+    static func text(of bytes: [UInt8]) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: bytes.lazy.map { Unicode.Scalar($0) })
+        return String(scalars)
     }
 
     static func metrics(_ metrics: FetchMetrics) -> JSONValue {

@@ -178,6 +178,28 @@ import Testing
         }
     }
 
+    /// Without `--max-redirs` the limit is the library's (20, as in Fetch; curl's is 50): a chain
+    /// of 20 redirects arrives, one of 21 is `redirect_limit`, and `--max-redirs 21` lets it through.
+    @Test func theDefaultRedirectLimitIsTwentyAsTheLibrarys() async throws {
+        try await withTestServer(.faultServer) { server in
+            let base = server.baseURL.absoluteString
+            let twenty = Self.redirectChain(base, hops: 20)
+            let twentyOne = Self.redirectChain(base, hops: 21)
+            let run = try await CLIBinary.run(["--json", twenty, twentyOne])
+            #expect(run.status == 1, "\(run)")
+            let lines = run.jsonLines
+            #expect(lines.count == 2, "\(run)")
+            #expect(lines.first?["status"] as? Int == 200, "\(run)")
+            #expect(lines.first?["redirects"] as? Int == 20, "\(run)")
+            #expect(lines.last?["status"] is NSNull, "\(run)")
+            #expect((lines.last?["error"] as? [String: Any])?["kind"] as? String == "redirect_limit", "\(run)")
+
+            let raised = try await CLIBinary.run(["--json", "--max-redirs", "21", twentyOne])
+            #expect(raised.status == 0, "\(raised)")
+            #expect(raised.jsonLines.first?["redirects"] as? Int == 21, "\(raised)")
+        }
+    }
+
     @Test func headIsARealHeadRequest() async throws {
         try await withTestServer(.faultServer) { server in
             let run = try await CLIBinary.run(["--json", "-X", "HEAD", "\(server.baseURL)/ok?size=1000"],
@@ -276,6 +298,57 @@ import Testing
             #expect(trailers.status == 0, "\(trailers)")
             #expect(trailers.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(trailers)")
             #expect(trailers.stdoutText.hasSuffix("\r\n\r\nfirst second X-Checksum: 5ca1ab1e\r\nX-Count: 2\r\n"), "\(trailers)")
+        }
+    }
+
+    /// obs-text (RFC 9110 §5.5) is lossless. In `--json` each header byte is the code point of the
+    /// same number (ISO-8859-1, as curl and Python's `http.client` read header bytes), a UTF-8 value
+    /// included; `-i` (to standard output or into `-o FILE`) writes the bytes as they came.
+    @Test func obsTextHeaderBytesAreLosslessInJSONAndInclude() async throws {
+        try await withTestServer(.faultServer) { server in
+            let url = "\(server.baseURL)/latin1"
+            let json = try await CLIBinary.run(["--json", url])
+            #expect(json.status == 0, "\(json)")
+            let fields = #"["X-Latin1","caf\#u{E9} na\#u{EF}ve"],["X-UTF8","caf\#u{C3}\#u{A9}"],["X-Ascii","plain"]"#
+            #expect(json.stdout.firstRange(of: Array(fields.utf8)) != nil, "\(json)")
+            #expect(json.stdout.firstRange(of: [0xEF, 0xBF, 0xBD]) == nil, "no U+FFFD: \(json)")
+            let parsed = json.jsonLines.first?["headers"] as? [[String]] ?? []
+            let latin1 = try #require(parsed.first { $0.first == "X-Latin1" }?.last, "\(json)")
+            #expect(latin1.data(using: .isoLatin1).map(Array.init) == Array("caf".utf8) + [0xE9] + Array(" na".utf8) + [0xEF] + Array("ve".utf8))
+
+            let wire: [UInt8] = Array("\r\nX-Latin1: caf".utf8) + [0xE9] + Array(" na".utf8) + [0xEF]
+                + Array("ve\r\nX-UTF8: caf".utf8) + [0xC3, 0xA9] + Array("\r\nX-Ascii: plain\r\n".utf8)
+            let include = try await CLIBinary.run(["-i", url])
+            #expect(include.status == 0, "\(include)")
+            #expect(include.stdout.firstRange(of: wire) != nil, "\(include)")
+            #expect(include.stdout.firstRange(of: [0xEF, 0xBF, 0xBD]) == nil, "\(include)")
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-\(UUID().uuidString).out")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let streamed = try await CLIBinary.run(["-i", "-o", file.path, url])
+            #expect(streamed.status == 0, "\(streamed)")
+            #expect(Array(try Data(contentsOf: file)) == include.stdout, "the -o head is the -i head")
+        }
+    }
+
+    /// A `Location` with Latin-1 bytes (not followed: `--no-location`) is as lossless as any field.
+    @Test func aLocationWithLatin1BytesIsLossless() async throws {
+        let response: [UInt8] = Array("HTTP/1.1 302 Found\r\nLocation: /caf".utf8) + [0xE9] + Array("?n=".utf8) + [0xEF]
+            + Array("ve\r\nContent-Length: 0\r\n\r\n".utf8)
+        let b64 = Data(response).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        try await withTestServer(.faultServer) { server in
+            let url = "\(server.baseURL)/raw?b64=\(b64)"
+            let json = try await CLIBinary.run(["--json", "--no-location", url])
+            #expect(json.status == 0, "\(json)")
+            let head = #"{"url":"\#(url)","status":302,"reason":"Found","version":"HTTP/1.1","#
+                + #""headers":[["Location","/caf\#u{E9}?n=\#u{EF}ve"],["Content-Length","0"]],"#
+                + #""body_base64":"","body_length":0,"redirects":0,"metrics":{"#
+            #expect(Array(json.stdout.prefix(head.utf8.count)) == Array(head.utf8), "\(json)")
+
+            let include = try await CLIBinary.run(["-i", "--no-location", url])
+            #expect(include.status == 0, "\(include)")
+            #expect(include.stdout == response, "\(include)")
         }
     }
 
@@ -397,6 +470,15 @@ import Testing
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return url.addingPercentEncoding(withAllowedCharacters: allowed) ?? url
+    }
+
+    /// A URL on `base` that redirects `hops` times (302, each `Location` relative) before `/ok`.
+    static func redirectChain(_ base: String, hops: Int) -> String {
+        var target = "/ok"
+        for _ in 0..<hops {
+            target = "/redirect?to=\(escaped(target))"
+        }
+        return base + target
     }
 
     /// A loopback port nothing listens on: bound, then closed.

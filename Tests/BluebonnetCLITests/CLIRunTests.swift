@@ -12,7 +12,7 @@ import Testing
         FakeFetcher([
             Self.a: FakeFetcher.ok(Self.a, "body-a"),
             Self.b: FetchOutcome(url: Self.b, status: 404, reason: "Not Found", version: "HTTP/1.1",
-                                 headers: [("Content-Type", "text/plain"), ("Content-Length", "4")],
+                                 headers: [HeaderField("Content-Type", "text/plain"), HeaderField("Content-Length", "4")],
                                  body: Array("nope".utf8), redirects: 2),
         ])
     }
@@ -108,12 +108,12 @@ import Testing
     }
 
     @Test func includePrintsInformationalHeadsFirstAndTrailersAfterTheBody() async {
-        var outcome = FakeFetcher.ok("http://h/t", "body", headers: [("Transfer-Encoding", "chunked")])
+        var outcome = FakeFetcher.ok("http://h/t", "body", headers: [HeaderField("Transfer-Encoding", "chunked")])
         outcome.informational = [
-            InformationalHead(status: 103, reason: "Early Hints", version: "HTTP/1.1", headers: [("Link", "</a.css>; rel=preload")]),
+            InformationalHead(status: 103, reason: "Early Hints", version: "HTTP/1.1", headers: [HeaderField("Link", "</a.css>; rel=preload")]),
             InformationalHead(status: 100, reason: "", version: "HTTP/1.1", headers: []),
         ]
-        outcome.trailers = [("X-Checksum", "1"), ("X-Count", "2")]
+        outcome.trailers = [HeaderField("X-Checksum", "1"), HeaderField("X-Count", "2")]
         let fetcher = FakeFetcher(["http://h/t": outcome])
         let run = await Run.cli(["-i", "http://h/t"], fetcher: fetcher)
         #expect(run.stdout == "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 100\r\n\r\n"
@@ -124,9 +124,29 @@ import Testing
         #expect(!json.stdout.contains("103") && !json.stdout.contains("X-Checksum"), "the --json shape is unchanged")
     }
 
+    /// `--include` writes header, 1xx and trailer bytes as they came: obs-text is not re-encoded.
+    @Test func includeWritesHeaderBytesAsTheyCame() async {
+        let latin1: [UInt8] = Array("caf".utf8) + [0xE9]
+        let utf8: [UInt8] = Array("caf".utf8) + [0xC3, 0xA9]
+        var outcome = FakeFetcher.ok("http://h/l", "ok", headers: [
+            HeaderField(name: Array("X-Latin1".utf8), value: latin1), HeaderField(name: Array("X-UTF8".utf8), value: utf8),
+        ])
+        outcome.informational = [
+            InformationalHead(status: 103, reason: "Early Hints", version: "HTTP/1.1",
+                              headers: [HeaderField(name: Array("Link".utf8), value: [0x3C, 0xFF, 0x3E])]),
+        ]
+        outcome.trailers = [HeaderField(name: Array("X-Sum".utf8), value: [0xFE])]
+        let run = await Run.cli(["-i", "http://h/l"], fetcher: FakeFetcher(["http://h/l": outcome]))
+        #expect(run.status == 0)
+        let expected: [UInt8] = Array("HTTP/1.1 103 Early Hints\r\nLink: ".utf8) + [0x3C, 0xFF, 0x3E] + Array("\r\n\r\n".utf8)
+            + Array("HTTP/1.1 200 OK\r\nX-Latin1: ".utf8) + latin1 + Array("\r\nX-UTF8: ".utf8) + utf8 + Array("\r\n\r\nok".utf8)
+            + Array("X-Sum: ".utf8) + [0xFE] + Array("\r\n".utf8)
+        #expect(run.stdoutBytes == expected)
+    }
+
     @Test func includeWithAnEmptyReasonEndsTheStatusLineAtTheCode() {
         let outcome = FetchOutcome(url: "u", status: 599, reason: "", version: "HTTP/1.0", headers: [], body: [])
-        #expect(CLI.head(of: outcome) == "HTTP/1.0 599\r\n\r\n")
+        #expect(CLI.head(of: outcome) == Array("HTTP/1.0 599\r\n\r\n".utf8))
     }
 
     @Test func outputFilesGoToTheirURLsInOrderAndTheRestToStandardOutput() async {

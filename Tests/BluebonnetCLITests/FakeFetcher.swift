@@ -32,9 +32,9 @@ final class FakeFetcher: Fetching {
     var shutdowns: Int { state.withLock { $0.shutdowns } }
 
     /// A 200 with `body` and a Content-Length header.
-    static func ok(_ url: String, _ body: String, headers: [(name: String, value: String)]? = nil) -> FetchOutcome {
+    static func ok(_ url: String, _ body: String, headers: [HeaderField]? = nil) -> FetchOutcome {
         FetchOutcome(url: url, status: 200, reason: "OK", version: "HTTP/1.1",
-                     headers: headers ?? [("Content-Length", String(body.utf8.count))], body: Array(body.utf8))
+                     headers: headers ?? [HeaderField("Content-Length", String(body.utf8.count))], body: Array(body.utf8))
     }
 }
 

@@ -8,7 +8,8 @@ import Testing
     @Test func aResponseIsOneLineWithTheKeysInContractOrder() {
         let outcome = FetchOutcome(
             url: "http://127.0.0.1:8080/ok", status: 200, reason: "OK", version: "HTTP/1.1",
-            headers: [("Server", "fault"), ("Content-Length", "2"), ("Set-Cookie", "a=1"), ("set-cookie", "b=2")],
+            headers: [HeaderField("Server", "fault"), HeaderField("Content-Length", "2"), HeaderField("Set-Cookie", "a=1"),
+                      HeaderField("set-cookie", "b=2")],
             body: Array("ok".utf8), redirects: 1,
             metrics: FetchMetrics(totalMs: 12, dnsMs: 1, connectMs: 2, tlsMs: nil, firstByteMs: 10, reused: false))
         #expect(OutcomeJSON.line(for: outcome) == """
@@ -43,7 +44,9 @@ import Testing
     @Test func theLineIsValidJSONAndTheBodyRoundTrips() throws {
         let body: [UInt8] = Array(0...255) + Array("\"\\\n".utf8)
         let outcome = FetchOutcome(url: "http://h/\u{1}\"é", status: 404, reason: "Not Found", version: "HTTP/1.0",
-                                   headers: [("X-Weird", "tab\there \"quoted\" \u{7F} ü")], body: body)
+                                   headers: [HeaderField(name: Array("X-Weird".utf8),
+                                                         value: Array("tab\there \"quoted\" ".utf8) + [0x7F, 0x20, 0xFC])],
+                                   body: body)
         let line = OutcomeJSON.line(for: outcome)
         #expect(!line.contains("\n"))
         let object = Self.parse(line)
@@ -54,6 +57,44 @@ import Testing
         let decoded = try #require(Data(base64Encoded: object["body_base64"] as? String ?? ""))
         #expect(Array(decoded) == body)
         #expect(object["body_length"] as? Int == body.count)
+    }
+
+    /// obs-text (RFC 9110 §5.5) is lossless: each header byte is the code point of the same number
+    /// (ISO-8859-1, as curl and Python's `http.client` read it), never U+FFFD. A UTF-8 value is
+    /// read the same way, byte by byte; so is a `Location`.
+    @Test func headerBytesAreWrittenAsLatin1CodePoints() {
+        let outcome = FetchOutcome(
+            url: "http://h/", status: 302, reason: "Found", version: "HTTP/1.1",
+            headers: [
+                HeaderField(name: Array("X-Latin1".utf8), value: Array("caf".utf8) + [0xE9] + Array(" na".utf8) + [0xEF] + Array("ve".utf8)),
+                HeaderField(name: Array("X-UTF8".utf8), value: Array("caf".utf8) + [0xC3, 0xA9]),
+                HeaderField(name: Array("Location".utf8), value: Array("/caf".utf8) + [0xE9] + Array("?q=".utf8) + [0xFF, 0x80]),
+                HeaderField("X-Ascii", "plain"),
+            ],
+            body: [])
+        let line = OutcomeJSON.line(for: outcome)
+        let bytes = Array(line.utf8)
+        let headers = #""headers":[["X-Latin1","caf\#u{E9} na\#u{EF}ve"],["X-UTF8","caf\#u{C3}\#u{A9}"],"#
+            + #"["Location","/caf\#u{E9}?q=\#u{FF}\#u{80}"],["X-Ascii","plain"]],"#
+        #expect(bytes.firstRange(of: Array(headers.utf8)) != nil, "\(line)")
+        // In the JSON's UTF-8: é (U+00E9) is C3 A9; the UTF-8 value's C3 A9 became U+00C3 U+00A9,
+        // i.e. C3 83 C2 A9.
+        #expect(bytes.firstRange(of: Array("\"caf".utf8) + [0xC3, 0xA9, 0x20]) != nil)
+        #expect(bytes.firstRange(of: Array("\"caf".utf8) + [0xC3, 0x83, 0xC2, 0xA9, 0x22]) != nil)
+        #expect(bytes.firstRange(of: [0xEF, 0xBF, 0xBD]) == nil, "no U+FFFD")
+    }
+
+    /// Every byte value 0–255 survives: encoding the parsed JSON string as Latin-1 gives the bytes.
+    @Test func everyHeaderByteRoundTripsThroughTheJSON() throws {
+        let value = (0...255).map(UInt8.init)
+        let outcome = FetchOutcome(url: "u", status: 200, reason: "OK", version: "HTTP/1.1",
+                                   headers: [HeaderField(name: Array("X-All".utf8), value: value)], body: [])
+        let object = Self.parse(OutcomeJSON.line(for: outcome))
+        let pair = try #require((object["headers"] as? [[String]])?.first)
+        #expect(pair.first == "X-All")
+        let text = try #require(pair.last)
+        #expect(text.unicodeScalars.map(\.value) == value.map(UInt32.init))
+        #expect(Array(try #require(text.data(using: .isoLatin1))) == value)
     }
 
     @Test func theKeyOrderIsExactlyTheContract() {

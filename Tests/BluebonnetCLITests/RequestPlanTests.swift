@@ -22,13 +22,14 @@ import Testing
         }
     }
 
-    @Test func defaultsAreGetFollowingAtMost50RedirectsWithSystemTrust() throws {
+    @Test func defaultsAreGetFollowingAtMost20RedirectsWithSystemTrust() throws {
         let plan = try plan([])
         #expect(plan.method == "GET")
         #expect(plan.headers.isEmpty)
         #expect(plan.body == nil)
         #expect(plan.followRedirects)
-        #expect(plan.maxRedirects == 50)
+        #expect(plan.maxRedirects == 20)
+        #expect(plan.job(for: "http://h/", progress: nil).maxRedirects == 20)
         #expect(plan.caCertPath == nil)
         #expect(!plan.insecure)
         #expect(plan.timeout == nil)
@@ -133,9 +134,19 @@ import Testing
         #expect(error?.contains(message) == true, "\(arguments): \(error ?? "no error")")
     }
 
+    /// One CLI, one policy: `--max-redirs` defaults to the library's limit (20, as in Fetch), not
+    /// curl's 50. `FetchJob.defaultMaxRedirects` is `RedirectPolicy.defaultMaximumRedirects`; the 20
+    /// here is the README's promise, so a change of the library's default fails this test.
+    @Test func theDefaultRedirectLimitIsTheLibrarysTwenty() throws {
+        #expect(FetchJob.defaultMaxRedirects == 20)
+        #expect(FetchJob(url: "http://h/").maxRedirects == FetchJob.defaultMaxRedirects)
+        #expect(Options.helpMessage().contains("(default: 20)"))
+    }
+
     @Test func redirectOptions() throws {
         #expect(try plan(["--max-redirs", "-1"]).maxRedirects == nil)
         #expect(try plan(["--max-redirs", "0"]).maxRedirects == 0)
+        #expect(try plan(["--max-redirs", "50"]).maxRedirects == 50)
         #expect(try plan(["--no-location"]).followRedirects == false)
     }
 
