@@ -299,6 +299,9 @@ final class Fetcher: Fetching {
         case .requestRetryFailed(_, let original):
             if let original = original as? BluebonnetError { return FetchError(failure(original).kind, message) }
             return FetchError(.other, message)
+        case .createUploadableFailed, .requestBodyFailed, .downloadedFileMoveFailed:
+            // The local file side of an upload or a download.
+            return FetchError(.io, message)
         case .parameterEncodingFailed, .parameterEncoderFailed, .multipartEncodingFailed, .createURLRequestFailed,
              .requestValidationFailed, .requestAdaptationFailed, .responseValidationFailed,
              .responseSerializationFailed:

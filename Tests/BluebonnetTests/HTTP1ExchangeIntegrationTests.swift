@@ -82,10 +82,17 @@ import Testing
                 // 1 MiB in 64 KiB parts: more than the write queue takes at once, so the upload
                 // goes through backpressure (drain → demand → pull).
                 let part = [UInt8]((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-                let remaining = Atomic<Int>(16)
+                final class Parts: HTTP1BodyPartSource {
+                    let part: [UInt8]
+                    let remaining = Atomic<Int>(16)
+                    init(_ part: [UInt8]) { self.part = part }
+                    func nextPart(wake: @escaping @Sendable () -> Void) -> HTTP1BodyPull {
+                        remaining.subtract(1, ordering: .relaxed).newValue >= 0 ? .part(ByteBuffer(bytes: part)) : .end
+                    }
+                }
                 let response = try await performHTTP1(
                     request: Self.get("/echo", method: .put), body: .stream(length: nil),
-                    bodySource: { remaining.subtract(1, ordering: .relaxed).newValue >= 0 ? ByteBuffer(bytes: part) : nil },
+                    bodySource: HTTP1BodySourceFactory(isReplayable: false) { Parts(part) },
                     on: pool, endpoint: Endpoint(host: server.host, port: server.port))
                 let echo = try Self.json(response)
                 #expect(echo["body_length"] as? Int == 16 * 65_536)

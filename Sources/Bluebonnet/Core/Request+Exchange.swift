@@ -28,6 +28,30 @@ extension Request {
         _ request: HTTPRequest, transactions: inout [TransactionMetrics],
         decide: (HTTPResponse, Data?) async -> Step
     ) async throws(BluebonnetError) -> Exchanged {
+        let upload: UploadPlan
+        do {
+            upload = try UploadPlan.make(for: request.content)
+        } catch {
+            if let uploadRequest = self as? UploadRequest {
+                eventMonitor.request(uploadRequest, didFailToCreateUploadableWithError: error)
+            }
+            throw error
+        }
+        let result: Result<Exchanged, BluebonnetError>
+        do {
+            result = .success(try await exchange(request, upload: upload, transactions: &transactions, decide: decide))
+        } catch {
+            result = .failure(error)
+        }
+        // The exchange is over: stop what still reads the body (a cancelled or failed upload).
+        await upload.finish()
+        return try result.get()
+    }
+
+    private func exchange(
+        _ request: HTTPRequest, upload: UploadPlan, transactions: inout [TransactionMetrics],
+        decide: (HTTPResponse, Data?) async -> Step
+    ) async throws(BluebonnetError) -> Exchanged {
         let configuration = session.configuration
         guard let direct = Self.endpoint(for: request.url, tls: configuration.tls) else {
             throw .invalidURL(url: request.url.absoluteString)
@@ -35,8 +59,13 @@ extension Request {
         let route = try ProxyRoute.route(request, to: direct, proxy: configuration.proxy)
         let endpoint = route.endpoint
 
-        let head = RequestHead(method: request.method, target: route.target, headers: route.headers)
-        let body: HTTP1Exchange.RequestBody = request.body.map { .bytes(ByteBuffer(bytes: $0)) } ?? .none
+        var headers = route.headers
+        if let threshold = configuration.expectContinueThreshold, upload.body != .none,
+            (upload.body.byteCount.map { Int64($0) >= threshold } ?? true), !headers.contains(name: "Expect")
+        {
+            headers.add(name: "Expect", value: "100-continue")
+        }
+        let head = RequestHead(method: request.method, target: route.target, headers: headers)
         var timeouts = HTTP1Exchange.Timeouts(
             idleRead: configuration.timeouts.idleRead, idleWrite: configuration.timeouts.idleWrite,
             total: request.timeoutInterval ?? configuration.timeouts.request)
@@ -50,12 +79,12 @@ extension Request {
         if let channel = disposition.streaming?.channel {
             channel.prepareForExchange()
             async let ended = performStreamed(
-                request, head: head, body: body, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                request, head: head, upload: upload, endpoint: endpoint, timeouts: timeouts, collector: collector,
                 channel: channel, progress: progress)
             guard let streamedHead = await channel.waitForHead() else {
                 let (result, measured) = await ended
                 transactions.append(contentsOf: measured)
-                if case .failure(let error) = result { throw mapExchangeError(error, head: head, endpoint: endpoint) }
+                if case .failure(let error) = result { throw mapExchangeError(error, head: head, endpoint: endpoint, upload: upload) }
                 preconditionFailure("a streamed exchange succeeded without a head")
             }
             // Trailers come after the body: the completion's response has them, the head's cannot.
@@ -76,17 +105,17 @@ extension Request {
                 // The cancellation we asked for.
                 return Exchanged(response: response, data: nil, step: step)
             case (.failure(let error), .discard):
-                throw mapExchangeError(error, head: head, endpoint: endpoint)
+                throw mapExchangeError(error, head: head, endpoint: endpoint, upload: upload)
             case (.failure(let error), .deliver):
-                return Exchanged(response: response, data: nil, step: step, streamError: mapExchangeError(error, head: head, endpoint: endpoint))
+                return Exchanged(response: response, data: nil, step: step, streamError: mapExchangeError(error, head: head, endpoint: endpoint, upload: upload))
             }
         }
 
         var collected: CollectedResponse
         do {
             collected = try await performHTTP1(
-                request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
-                progress: progress, observer: self,
+                request: head, body: upload.body, bodySource: upload.source, on: session.pool, endpoint: endpoint,
+                timeouts: timeouts, collector: collector, progress: progress, observer: self,
                 transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
                 transactionFinished: { measured in
                     var measured = measured
@@ -95,7 +124,7 @@ extension Request {
                     eventMonitor.request(self, didFinishTransaction: measured)
                 })
         } catch {
-            throw mapExchangeError(error, head: head, endpoint: endpoint)
+            throw mapExchangeError(error, head: head, endpoint: endpoint, upload: upload)
         }
         let response = HTTPResponse(
             url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
@@ -106,7 +135,7 @@ extension Request {
     /// The exchange of a streamed response, run as a child task beside the pipeline's decision:
     /// its result and transactions, and the channel told that it ended.
     func performStreamed(
-        _ request: HTTPRequest, head: RequestHead, body: HTTP1Exchange.RequestBody, endpoint: Endpoint,
+        _ request: HTTPRequest, head: RequestHead, upload: UploadPlan, endpoint: Endpoint,
         timeouts: HTTP1Exchange.Timeouts, collector: ResponseCollector.Configuration, channel: ResponseStreamChannel,
         progress: HTTP1Exchange.ProgressReporting?
     ) async -> (Result<CollectedResponse, ExchangeError>, [TransactionMetrics]) {
@@ -114,8 +143,8 @@ extension Request {
         let result: Result<CollectedResponse, ExchangeError>
         do {
             result = .success(try await performHTTP1(
-                request: head, body: body, on: session.pool, endpoint: endpoint, timeouts: timeouts, collector: collector,
-                stream: channel, progress: progress, observer: self,
+                request: head, body: upload.body, bodySource: upload.source, on: session.pool, endpoint: endpoint,
+                timeouts: timeouts, collector: collector, stream: channel, progress: progress, observer: self,
                 transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
                 transactionFinished: { measured in
                     var measured = measured
@@ -131,8 +160,9 @@ extension Request {
     }
 
     /// The exchange's error as the request's.
-    func mapExchangeError(_ error: ExchangeError, head: RequestHead, endpoint: Endpoint) -> BluebonnetError {
+    func mapExchangeError(_ error: ExchangeError, head: RequestHead, endpoint: Endpoint, upload: UploadPlan) -> BluebonnetError {
         if let cancelled = cancellationError { return cancelled }
+        if error.kind == .invalidRequestBody, let bodyFailure = upload.bodyFailure { return bodyFailure }
         switch error.kind {
         case .cancelled: return .explicitlyCancelled
         case .responseBodyTooLarge: return .responseTooLarge(limit: session.configuration.maximumResponseBodyBytes)

@@ -1,4 +1,5 @@
 import BluebonnetCore
+import BluebonnetPosix
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -321,6 +322,9 @@ public class Request: @unchecked Sendable {
         // Never sent (cancelled first, or the request could not be built): the handlers still
         // get what there is, as in Alamofire.
         if !cURLHandlers.isEmpty { call(cURLHandlers) }
+        if first, let upload = self as? UploadRequest, case .file(let url, shouldRemove: true) = upload.uploadable {
+            try? FileSystem.removeFile(atPath: url.path)
+        }
         if first { eventMonitor.requestDidFinish(self, metrics: outcome.metrics, error: outcome.error) }
         session.requestFinished(self)
         for waiter in waiters { waiter(outcome) }

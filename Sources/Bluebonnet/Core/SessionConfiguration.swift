@@ -44,6 +44,11 @@ public struct SessionConfiguration: Sendable {
     public var decompressesResponses = true
     /// Limits on content decoding (ratio and size), against decompression bombs.
     public var decompressionLimits = DecompressionLimits.default
+    /// Request bodies of at least this many bytes, and streams of unknown length, are sent with
+    /// `Expect: 100-continue` (RFC 9110 §10.1.1): the server can refuse the request (a 401, a
+    /// 413, a redirect) before the body is on the wire. The body goes anyway after 1 s without an
+    /// answer. Default 1 MiB (as curl); nil: never. A request that sets `Expect` itself keeps it.
+    public var expectContinueThreshold: Int64? = 1 << 20
     /// Event loop threads. Default nil: one per core.
     public var eventLoopCount: Int?
     /// The HTTP proxies requests go through. Default ``Proxy/none``: every request goes direct,

@@ -33,6 +33,12 @@ extension BluebonnetError: LocalizedError, CustomStringConvertible {
             return "Redirect limit exceeded: \(count) redirects were followed and the response was another redirect."
         case let .redirectRejected(reason):
             return "Redirect rejected: \(reason.text)"
+        case let .createUploadableFailed(error):
+            return "The upload's body could not be created: \(error)"
+        case let .requestBodyFailed(reason):
+            return "The request body could not be sent: \(reason.text)"
+        case let .downloadedFileMoveFailed(error, source, destination):
+            return "The downloaded file could not be moved from \(source.path) to \(destination.path): \(error)"
         case let .requestTooLarge(limit):
             return "Request body exceeds the limit of \(limit) bytes."
         case let .responseTooLarge(limit):
@@ -156,6 +162,27 @@ extension BluebonnetError.RedirectRejectionReason {
             return "\(from.absoluteString) redirects to \(to.absoluteString), from https to http (allowsInsecureRedirects is false)."
         case let .unsupportedScheme(scheme): return "the Location scheme \"\(scheme)\" is not http or https."
         case let .invalidLocation(location): return "the Location value \(String(reflecting: location)) is not a valid URI reference."
+        }
+    }
+}
+
+extension BluebonnetError.RequestBodyFailureReason {
+    var text: String {
+        switch self {
+        case let .fileChanged(url): return "the file \(url.path) changed while it was being sent."
+        case let .fileReadFailed(url, error): return "the file \(url.path) could not be read: \(error)"
+        case let .streamFailed(error): return "the body stream failed: \(error)"
+        case let .streamLengthMismatch(declared, actual):
+            return "the body stream gave \(actual) bytes, not its declared \(declared)."
+        case .streamNotReplayable:
+            return "a one-shot body stream cannot be sent again (redirect, retry or challenge)."
+        }
+    }
+
+    var underlyingError: (any Error)? {
+        switch self {
+        case let .fileReadFailed(_, error), let .streamFailed(error): return error
+        case .fileChanged, .streamLengthMismatch, .streamNotReplayable: return nil
         }
     }
 }

@@ -130,8 +130,10 @@ extension BluebonnetError {
     public var underlyingError: (any Error)? {
         switch self {
         case let .createURLRequestFailed(error), let .requestAdaptationFailed(error),
-            let .transportFailed(error):
+            let .transportFailed(error), let .createUploadableFailed(error):
             return error
+        case let .downloadedFileMoveFailed(error, _, _): return error
+        case let .requestBodyFailed(reason): return reason.underlyingError
         case let .requestRetryFailed(retryError, _): return retryError
         case let .sessionInvalidated(error): return error
         case let .parameterEncodingFailed(reason): return reason.underlyingError

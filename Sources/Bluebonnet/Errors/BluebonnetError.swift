@@ -31,6 +31,20 @@ public enum BluebonnetError: Error {
     case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
     /// Building the request description failed (a `URLRequestConvertible` threw).
     case createURLRequestFailed(error: any Error)
+    /// The body of an upload could not be made: its file is missing, not readable or a directory
+    /// (Alamofire's `createUploadableFailed`; the error is a `FileError` or a
+    /// ``MultipartEncodingFailureReason`` wrapped in ``multipartEncodingFailed(reason:)``).
+    case createUploadableFailed(error: any Error)
+    /// The request body could not be sent whole: its file changed or could not be read, its
+    /// stream failed or gave another length than declared, or a one-shot stream was needed a
+    /// second time (a redirect that keeps the body, a retry, a challenge). Not in Alamofire.
+    case requestBodyFailed(reason: RequestBodyFailureReason)
+    /// A download could not be put at its destination: the temporary file could not be made or
+    /// written (no space, no permission, a missing folder without
+    /// ``DownloadRequest/Options/createIntermediateDirectories``), or the move failed. Nothing
+    /// was left at `destination` (Alamofire's `downloadedFileMoveFailed`, for every step of the
+    /// file's way).
+    case downloadedFileMoveFailed(error: any Error, source: URL, destination: URL)
     /// The request description is not something Bluebonnet will send (body on GET, CR/LF/NUL in
     /// a header or the target, a method that is not a token): found after the adapters ran and
     /// before any byte was written. Retriers are asked, as in Alamofire; ``RetryPolicy`` never
@@ -125,6 +139,23 @@ public enum BluebonnetError: Error {
         case outputStreamWriteFailed(error: any Error)
         /// Reading a body part failed.
         case inputStreamReadFailed(error: any Error)
+    }
+
+    /// Why a request body could not be sent whole.
+    public enum RequestBodyFailureReason: Sendable {
+        /// The file's size or identity changed between the start of the upload and its end
+        /// (the server would have received a body that is no version of the file).
+        case fileChanged(at: URL)
+        /// Reading the file failed.
+        case fileReadFailed(at: URL, error: any Error)
+        /// The body stream threw.
+        case streamFailed(error: any Error)
+        /// The body stream ended after another number of bytes than its declared length.
+        case streamLengthMismatch(declared: Int64, actual: Int64)
+        /// A one-shot body stream (``RequestBody/stream(_:length:)``) was needed a second time:
+        /// by a redirect that keeps the body (307, 308), a retry or an authentication challenge.
+        /// Use a replayable body (data, a file, a multipart form without stream parts) for those.
+        case streamNotReplayable
     }
 
     /// Why a request description was refused before anything was sent.

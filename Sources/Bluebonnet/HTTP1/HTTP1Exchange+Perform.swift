@@ -14,7 +14,8 @@ import Synchronization
 /// - Parameters:
 ///   - request: the request head; `Host` is added from `endpoint` when absent.
 ///   - body: the request body.
-///   - bodySource: where a `.stream` body's parts come from (see `HTTP1Exchange.run`).
+///   - bodySource: makes, for each attempt, the source of a `.stream` body's parts; a replay
+///     happens only when it says its bodies can be made again.
 ///   - pool: where connections come from.
 ///   - endpoint: where to connect.
 ///   - timeouts: the exchange's timeouts.
@@ -31,7 +32,7 @@ import Synchronization
 func performHTTP1(
     request: RequestHead,
     body: HTTP1Exchange.RequestBody,
-    bodySource: HTTP1Exchange.BodyPartSource? = nil,
+    bodySource: HTTP1BodySourceFactory? = nil,
     on pool: ConnectionPool,
     endpoint: Endpoint,
     timeouts: HTTP1Exchange.Timeouts = .init(),
@@ -65,7 +66,7 @@ func performHTTP1(
                         var attemptTimeouts = timeouts
                         if let deadline { attemptTimeouts.total = deadline.remaining(at: .now) }
                         let exchange = HTTP1Exchange(
-                            request: request, host: host, body: body, bodySource: bodySource, connection: pooled.connection,
+                            request: request, host: host, body: body, bodySource: bodySource?.make(), connection: pooled.connection,
                             isReusedConnection: pooled.isReused, parserConfiguration: .init(), timeouts: attemptTimeouts,
                             collector: collector, metrics: metrics, stream: stream, progress: progress
                         ) { reusable in
@@ -102,7 +103,10 @@ func performHTTP1(
             case .success(let response):
                 return response
             case .failure(let error):
-                guard HTTP1Exchange.ReplayRule.shouldReplay(after: error, method: request.method, body: body, attempt: attempt) else {
+                let bodyIsReplayable = body.isReplayable || bodySource?.isReplayable == true
+                guard HTTP1Exchange.ReplayRule.shouldReplay(
+                    after: error, method: request.method, bodyIsReplayable: bodyIsReplayable, attempt: attempt)
+                else {
                     throw error
                 }
                 attempt += 1
@@ -191,4 +195,13 @@ extension HTTP1Exchange {
             return "localhost"
         }
     }
+}
+
+/// Makes the source of a streamed request body for each attempt of `performHTTP1`.
+struct HTTP1BodySourceFactory: Sendable {
+    /// Whether each call of `make` gives the whole body again (a file), so that a request on a
+    /// stale pooled connection can be replayed.
+    var isReplayable: Bool
+    /// A fresh source, for the next attempt.
+    var make: @Sendable () -> any HTTP1BodyPartSource
 }

@@ -26,12 +26,18 @@ extension HTTP1Exchange {
         ///   - body: the request's body.
         ///   - attempt: 1 for the first attempt, 2 for the replay.
         static func shouldReplay(after error: ExchangeError, method: HTTPMethod, body: RequestBody, attempt: Int) -> Bool {
+            shouldReplay(after: error, method: method, bodyIsReplayable: body.isReplayable, attempt: attempt)
+        }
+
+        /// Whether to replay, for a body whose replayability is known otherwise (a streamed body
+        /// made again for each attempt, such as a file's).
+        static func shouldReplay(after error: ExchangeError, method: HTTPMethod, bodyIsReplayable: Bool, attempt: Int) -> Bool {
             guard attempt == 1, error.isOnReusedConnection, error.isBeforeAnyResponseByte else { return false }
             switch error.kind {
             case .connectionClosedBeforeResponse, .transport: break
             default: return false
             }
-            return method.isIdempotent && body.isReplayable
+            return method.isIdempotent && bodyIsReplayable
         }
     }
 }

@@ -239,6 +239,14 @@ extension HTTP1Exchange {
             return actions
         }
 
+        /// The streamed body's source failed: the exchange fails with `invalidRequestBody` (the
+        /// server has a partial body, so the connection closes). Ignored once the request side is
+        /// done or abandoned.
+        mutating func bodySourceFailed(_ reason: String) -> [Action] {
+            guard case .running(.streaming, _) = state else { return [] }
+            return fail(.invalidRequestBody(reason, context), [])
+        }
+
         /// The end of a streamed body, with trailer fields for a chunked body (RFC 9112 §7.1.2).
         ///
         /// Chunked: writes the last chunk (trailers validated like headers; a refused trailer is a

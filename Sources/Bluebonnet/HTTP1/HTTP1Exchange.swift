@@ -31,10 +31,8 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// How an exchange ended for its caller.
     typealias Outcome = Result<CollectedResponse, ExchangeError>
 
-    /// Where the parts of a streamed body (`RequestBody.stream`) come from: called on the
-    /// connection's event loop whenever the connection can take more, until it returns nil (the
-    /// end of the body). It must not block.
-    typealias BodyPartSource = @Sendable () -> ByteBuffer?
+    /// Where the parts of a streamed body (`RequestBody.stream`) come from (see `BodyPartSource`).
+    typealias BodyPartSource = any HTTP1BodyPartSource
 
     /// Body parts are pulled while fewer bytes than this wait in the connection's write queue.
     static let maximumQueuedBodyBytes = 256 * 1024
@@ -349,6 +347,12 @@ final class HTTP1Exchange: @unchecked Sendable {
         for buffer in rest { metrics.requestBodyBytes += buffer.readableBytes }
     }
 
+    /// The body source has a part (or its end) after it answered `.pending`: pull again.
+    private func bodyPartAvailable() {
+        guard !disposed, !failed else { return }
+        pullBody()
+    }
+
     /// Feeds body parts while the machine streams and the write queue has room. Not re-entered:
     /// a demand raised while pulling is served by the loop already running.
     private func pullBody() {
@@ -356,10 +360,15 @@ final class HTTP1Exchange: @unchecked Sendable {
         isPullingBody = true
         defer { isPullingBody = false }
         while machine.isStreamingBody && connection.pendingWriteBytes < Self.maximumQueuedBodyBytes {
-            if let part = bodySource() {
+            switch bodySource.nextPart(wake: { [self] in connection.eventLoop.execute { self.bodyPartAvailable() } }) {
+            case .part(let part):
                 perform(machine.bodyPartProvided(part))
-            } else {
+            case .end:
                 perform(machine.bodyEnded())
+            case .pending:
+                return
+            case .failed(let reason):
+                perform(machine.bodySourceFailed(reason))
             }
         }
     }
@@ -419,6 +428,7 @@ final class HTTP1Exchange: @unchecked Sendable {
         guard let outcome = pendingOutcome, let completion else { return }
         self.completion = nil
         pendingOutcome = nil
+        bodySource?.exchangeEnded()
         completion(outcome, metrics)
     }
 
@@ -522,4 +532,32 @@ extension HTTP1Exchange: ConnectionDelegate {
     func connectionDidClose(_ connection: Connection) {
         perform(machine.connectionFailed(TransportError.connectionClosed, peerClosed: true))
     }
+}
+
+/// Where a streamed request body's parts come from, asked on the connection's event loop
+/// whenever the connection can take more. It must not block: a source whose next part is not
+/// ready answers `.pending` and calls `wake` (from any thread, once) when it is.
+protocol HTTP1BodyPartSource: AnyObject, Sendable {
+    /// The next part, the end, `.pending`, or why the body cannot be sent.
+    func nextPart(wake: @escaping @Sendable () -> Void) -> HTTP1BodyPull
+    /// The exchange is over (the body was sent, or will never be): release what produces it.
+    func exchangeEnded()
+}
+
+extension HTTP1BodyPartSource {
+    /// Does nothing.
+    func exchangeEnded() {}
+}
+
+/// A body source's answer.
+enum HTTP1BodyPull {
+    /// The next bytes (not empty).
+    case part(ByteBuffer)
+    /// The body is complete.
+    case end
+    /// Nothing yet: the source calls the `wake` it was given once there is.
+    case pending
+    /// The body cannot be completed (a file that changed size, a stream that threw): the
+    /// exchange fails with `invalidRequestBody` and closes the connection.
+    case failed(String)
 }

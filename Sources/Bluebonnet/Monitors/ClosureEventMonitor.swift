@@ -23,6 +23,10 @@ public struct ClosureEventMonitor: EventMonitor {
     public var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, HTTPRequest, HTTPRequest) -> Void)?
     /// ``EventMonitor/request(_:didFailToAdaptRequest:withError:)``.
     public var requestDidFailToAdaptRequestWithError: (@Sendable (Request, HTTPRequest, BluebonnetError) -> Void)?
+    /// ``EventMonitor/request(_:didCreateUploadable:)``.
+    public var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
+    /// ``EventMonitor/request(_:didFailToCreateUploadableWithError:)``.
+    public var uploadRequestDidFailToCreateUploadable: (@Sendable (UploadRequest, BluebonnetError) -> Void)?
     /// ``EventMonitor/requestDidResume(_:)``.
     public var requestDidResume: (@Sendable (Request) -> Void)?
     /// ``EventMonitor/requestDidSuspend(_:)``.
@@ -73,6 +77,16 @@ public struct ClosureEventMonitor: EventMonitor {
     /// Calls the closure, if set.
     public func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
         requestDidFailToAdaptRequestWithError?(request, initialRequest, error)
+    }
+
+    /// Calls the closure, if set.
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        uploadRequestDidCreateUploadable?(request, uploadable)
+    }
+
+    /// Calls the closure, if set.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: BluebonnetError) {
+        uploadRequestDidFailToCreateUploadable?(request, error)
     }
 
     /// Calls the closure, if set.

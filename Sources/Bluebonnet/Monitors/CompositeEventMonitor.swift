@@ -48,6 +48,16 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Posts to every member.
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        perform { $0.request(request, didCreateUploadable: uploadable) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: BluebonnetError) {
+        perform { $0.request(request, didFailToCreateUploadableWithError: error) }
+    }
+
+    /// Posts to every member.
     public func requestDidResume(_ request: Request) { perform { $0.requestDidResume(request) } }
 
     /// Posts to every member.

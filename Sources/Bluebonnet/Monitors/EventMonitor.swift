@@ -42,6 +42,11 @@ public protocol EventMonitor: Sendable {
     /// An adapter failed.
     func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError)
 
+    /// An upload's body was made from what the caller gave (Alamofire's `didCreateUploadable`).
+    func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
+    /// An upload's body could not be made: its file is missing, unreadable or not a regular file.
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: BluebonnetError)
+
     // MARK: Lifecycle
 
     /// The request was resumed (started, or un-suspended).
@@ -99,6 +104,10 @@ extension EventMonitor {
     public func request(_ request: Request, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {}
     /// Does nothing.
     public func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {}
+    /// Does nothing.
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
+    /// Does nothing.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: BluebonnetError) {}
     /// Does nothing.
     public func requestDidResume(_ request: Request) {}
     /// Does nothing.

@@ -11,8 +11,8 @@ import FoundationEssentials
 /// modified copies. It does not validate itself; the request encoder rejects CR, LF and NUL in
 /// header names, values and the target before a byte is written.
 ///
-/// The body is the whole content in memory. Streamed and file bodies are a later addition (an
-/// enum beside `body`), so code that reads `body` today keeps working.
+/// The content to send is ``content`` (bytes, a file, a stream, a multipart form: see
+/// ``RequestBody``); ``body`` is its in-memory view, as `URLRequest.httpBody` is.
 public struct HTTPRequest: Sendable, Hashable, URLRequestConvertible {
     /// The URL to request. Only `http` and `https` URLs can be sent. Any userinfo
     /// (`user:password@`) is never sent as part of the target or `Host`; see
@@ -23,8 +23,14 @@ public struct HTTPRequest: Sendable, Hashable, URLRequestConvertible {
     /// The header fields, in order. Session default headers are added when the request is sent,
     /// and do not replace fields set here.
     public var headers: HTTPHeaders
-    /// The content to send, or nil for none (`URLRequest.httpBody`).
-    public var body: Data?
+    /// What the request sends (``RequestBody/empty`` by default).
+    public var content: RequestBody
+    /// The content when it is bytes in memory, else nil (`URLRequest.httpBody`). Setting it
+    /// replaces ``content`` (nil: ``RequestBody/empty``).
+    public var body: Data? {
+        get { content.data }
+        set { content = newValue.map(RequestBody.data) ?? .empty }
+    }
     /// How long the whole exchange may take, or nil for the session's default
     /// (`URLRequest.timeoutInterval`, as a `Duration`).
     public var timeoutInterval: Duration?
@@ -43,7 +49,19 @@ public struct HTTPRequest: Sendable, Hashable, URLRequestConvertible {
         self.url = url
         self.method = method
         self.headers = headers
-        self.body = body
+        self.content = body.map(RequestBody.data) ?? .empty
+        self.timeoutInterval = timeoutInterval
+    }
+
+    /// Creates a request that sends `content` (a file, a stream, a form…).
+    public init(
+        url: URL, method: HTTPMethod = .get, headers: HTTPHeaders = [], content: RequestBody,
+        timeoutInterval: Duration? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.content = content
         self.timeoutInterval = timeoutInterval
     }
 

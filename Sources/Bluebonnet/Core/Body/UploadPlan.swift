@@ -1,0 +1,139 @@
+import BluebonnetCore
+import BluebonnetPosix
+import FoundationEssentials
+import Synchronization
+
+/// A request's ``RequestBody`` as the exchange sends it: the wire body (held bytes, or a stream
+/// with its length) and, for a streamed body, how each attempt gets its parts.
+///
+/// Streamed bodies go through a ``BodyPump``: a producer task reads the file (or the stream)
+/// and the exchange pulls parts on its loop, at most 1 MiB in between. The plan keeps the pumps
+/// and producers it started so the pipeline can stop them when the exchange is over.
+final class UploadPlan: Sendable {
+    /// What the exchange frames and sends.
+    let body: HTTP1Exchange.RequestBody
+    /// Whether the body can be sent again by a later hop or attempt.
+    let isReplayable: Bool
+    /// Feeds one attempt's pump (nil for a body the exchange holds whole).
+    private let produce: (@Sendable (BodyPump, UploadPlan) async -> Void)?
+
+    private let started = Mutex<[(pump: BodyPump, producer: Task<Void, Never>)]>([])
+    /// The typed reason a producer failed, for the pipeline to report instead of the exchange's
+    /// text (`invalidRequestBody`).
+    private let failure = Mutex<BluebonnetError?>(nil)
+
+    private init(
+        body: HTTP1Exchange.RequestBody, isReplayable: Bool,
+        produce: (@Sendable (BodyPump, UploadPlan) async -> Void)? = nil
+    ) {
+        self.body = body
+        self.isReplayable = isReplayable
+        self.produce = produce
+    }
+
+    /// The per-attempt source of a streamed body: a fresh pump and its producer task.
+    var source: HTTP1BodySourceFactory? {
+        guard let produce else { return nil }
+        return HTTP1BodySourceFactory(isReplayable: isReplayable) { [self] in
+            let pump = BodyPump()
+            let producer = Task { await produce(pump, self) }
+            started.withLock { $0.append((pump, producer)) }
+            return pump
+        }
+    }
+
+    /// The plan for `content`: in-memory bytes as they are; a file checked (it exists, is a
+    /// regular file, can be read) and measured now, and read again by each attempt.
+    ///
+    /// - Throws: ``BluebonnetError/createUploadableFailed(error:)`` with the `FileError` when the
+    ///   file cannot be opened or is not a regular file.
+    static func make(for content: RequestBody) throws(BluebonnetError) -> UploadPlan {
+        switch content.storage {
+        case .empty:
+            return UploadPlan(body: .none, isReplayable: true)
+        case .data(let data):
+            return UploadPlan(body: data.isEmpty ? .none : .bytes(ByteBuffer(bytes: data)), isReplayable: true)
+        case .file(let url):
+            let status = try fileStatus(url)
+            return UploadPlan(body: .stream(length: Int(status.size)), isReplayable: true) { pump, plan in
+                await FileBodyProducer(url: url, expected: status).produce(into: pump, plan: plan)
+            }
+        }
+    }
+
+    /// Records why the body failed (the first reason wins) and fails the pump with its text.
+    func fail(_ pump: BodyPump, _ error: BluebonnetError) {
+        failure.withLock { $0 = $0 ?? error }
+        pump.fail(error.description)
+    }
+
+    /// Why a producer failed, if one did.
+    var bodyFailure: BluebonnetError? { failure.withLock { $0 } }
+
+    /// Stops every producer this plan started and waits for them (the exchange is over).
+    func finish() async {
+        let all = started.withLock { s in
+            defer { s = [] }
+            return s
+        }
+        for (pump, producer) in all {
+            pump.close()
+            producer.cancel()
+            await producer.value
+        }
+    }
+
+    private static func fileStatus(_ url: URL) throws(BluebonnetError) -> FileStatus {
+        guard url.isFileURL else { throw .createUploadableFailed(error: RequestBody.FileProblem.notAFileURL(url)) }
+        let status: FileStatus
+        do {
+            let file = try FileDescriptor.openForReading(atPath: url.path)
+            status = try file.status()
+        } catch {
+            throw .createUploadableFailed(error: error)
+        }
+        guard status.kind == .regularFile else {
+            throw .createUploadableFailed(error: RequestBody.FileProblem.notARegularFile(url))
+        }
+        return status
+    }
+}
+
+/// Reads a file into a pump, in 64 KiB parts, checking that it stays the file it was when the
+/// plan measured it (same identity and size, not modified since): a file that changes while it
+/// is sent fails the request rather than sending a body that is no version of it.
+struct FileBodyProducer: Sendable {
+    let url: URL
+    let expected: FileStatus
+    static let partSize = 64 * 1024
+
+    func produce(into pump: BodyPump, plan: UploadPlan) async {
+        do {
+            let file = try FileDescriptor.openForReading(atPath: url.path)
+            guard try file.status() == expected else {
+                plan.fail(pump, .requestBodyFailed(reason: .fileChanged(at: url)))
+                return
+            }
+            var sent: UInt64 = 0
+            while sent < expected.size {
+                if Task.isCancelled { return }
+                var part = ByteBuffer()
+                let count = try file.read(into: &part, maxBytes: Int(min(UInt64(Self.partSize), expected.size - sent)))
+                guard count > 0 else {
+                    plan.fail(pump, .requestBodyFailed(reason: .fileChanged(at: url)))
+                    return
+                }
+                sent += UInt64(count)
+                guard await pump.push(part) else { return }
+            }
+            // Shorter or longer now, or written to while it was read: not the file we measured.
+            guard try file.status() == expected else {
+                plan.fail(pump, .requestBodyFailed(reason: .fileChanged(at: url)))
+                return
+            }
+            pump.finish()
+        } catch {
+            plan.fail(pump, .requestBodyFailed(reason: .fileReadFailed(at: url, error: error)))
+        }
+    }
+}

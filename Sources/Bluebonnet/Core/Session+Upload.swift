@@ -1,0 +1,110 @@
+import FoundationEssentials
+
+extension Session {
+    /// Uploads `data` to `convertible` (Alamofire's `upload(_:to:method:headers:interceptor:fileManager:requestModifier:)`).
+    ///
+    /// - Parameters:
+    ///   - data: the body, sent with `Content-Length`.
+    ///   - convertible: the URL.
+    ///   - method: default POST.
+    ///   - headers: added to (and overriding) the session's default headers.
+    ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - fileManager: unused (kept for Alamofire source compatibility).
+    ///   - requestModifier: a last change to the built request.
+    public func upload(
+        _ data: Data,
+        to convertible: some URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        upload(.data(data), to: convertible, method: method, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+    }
+
+    /// Uploads `data` with the request `convertible` builds (a router, or an ``HTTPRequest``).
+    public func upload(
+        _ data: Data,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(.data(data), with: convertible, interceptor: interceptor)
+    }
+
+    /// Uploads the file at `fileURL` to `convertible`, streamed from disk with `Content-Length`
+    /// from its size (see ``RequestBody/file(_:)``: a file that changes during the upload fails
+    /// the request). The other parameters as in ``upload(_:to:method:headers:interceptor:fileManager:requestModifier:)``.
+    public func upload(
+        _ fileURL: URL,
+        to convertible: some URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        upload(.file(fileURL, shouldRemove: false), to: convertible, method: method, headers: headers,
+               interceptor: interceptor, requestModifier: requestModifier)
+    }
+
+    /// Uploads the file at `fileURL` with the request `convertible` builds.
+    public func upload(
+        _ fileURL: URL,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(.file(fileURL, shouldRemove: false), with: convertible, interceptor: interceptor)
+    }
+
+    // MARK: Making upload requests
+
+    func upload(
+        _ uploadable: UploadRequest.Uploadable, to convertible: some URLConvertible, method: HTTPMethod,
+        headers: HTTPHeaders?, interceptor: (any RequestInterceptor)?,
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?
+    ) -> UploadRequest {
+        let built = build(convertible, method: method, headers: headers, requestModifier: nil) { request in
+            var request = request
+            request.content = uploadable.content
+            return request
+        }
+        // The modifier sees the request with its body, as Alamofire's does.
+        let modified = built.flatMap { request -> Result<HTTPRequest, BluebonnetError> in
+            guard let requestModifier else { return .success(request) }
+            var request = request
+            do {
+                try requestModifier(&request)
+                return .success(request)
+            } catch {
+                return .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
+            }
+        }
+        return makeUpload(modified, uploadable: uploadable, interceptor: interceptor)
+    }
+
+    func upload(
+        _ uploadable: UploadRequest.Uploadable, with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)?
+    ) -> UploadRequest {
+        let built = Self.build(convertible).map { request in
+            var request = request
+            request.content = uploadable.content
+            return request
+        }
+        return makeUpload(built, uploadable: uploadable, interceptor: interceptor)
+    }
+
+    private func makeUpload(
+        _ built: Result<HTTPRequest, BluebonnetError>, uploadable: UploadRequest.Uploadable,
+        interceptor: (any RequestInterceptor)?
+    ) -> UploadRequest {
+        let request = register(built, eventMonitors: []) { monitor in
+            UploadRequest(session: self, built: built, uploadable: uploadable, interceptor: interceptor, eventMonitor: monitor)
+        }
+        if case .success = built { request.eventMonitor.request(request, didCreateUploadable: uploadable) }
+        return request
+    }
+}
