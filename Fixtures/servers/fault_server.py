@@ -32,6 +32,7 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /stall-body?size=N&after=K           | head with Content-Length N (default 1000) + K bytes (default N/2), then nothing; closes when the client does |
 | /slow?bytes_per_s=B&size=N           | Content-Length N (default 1000) sent at about B bytes/s (default 1000), 20 ms steps |
 | /no-read                             | reads the head only, shrinks the socket's SO_RCVBUF to 4 KiB and stops reading, never answers: a large upload blocks (idle-write timeout); closes after --hold s |
+| /resumable?size=N&cut=K&etag=E&lm=0  | a resumable resource: N bytes of the pattern (default 100000) with `ETag: "E"` (default `v1`; `W/"E"` when `weak=1`) and, unless `lm=0`, a fixed `Last-Modified`; `Accept-Ranges: bytes`. `Range: bytes=S-` (and `S-E`) gets 206 with `Content-Range` when `If-Range` is absent or matches, the whole 200 otherwise; a range past the end gets 416 with `Content-Range: bytes */N`. With `cut=K`, a response that starts at byte 0 sends only K body bytes, then FIN (a download cut once, so a resumed request completes) |
 | /garbage                             | 1 KiB of deterministic random-looking non-HTTP bytes, then FIN |
 | /raw?b64=DATA                        | exactly the base64-decoded DATA (standard or URL-safe alphabet, padding optional), then FIN |
 | /echo                                | 200 JSON {"method", "target", "version", "headers": [[name, value], ...], "body_length", "body_sha256"}, keep-alive |
@@ -296,6 +297,45 @@ class Connection:
         finally:
             self.writer.close()
 
+    async def resumable(self, req, close):
+        """RFC 9110 §14 ranges over a fixed resource; see the module docstring's table."""
+        size = max(0, req.int_arg("size", 100000))
+        cut = req.int_arg("cut", -1)
+        tag = req.query.get("etag", "v1")
+        etag = ('W/"%s"' if req.query.get("weak", "0") == "1" else '"%s"') % tag
+        headers = [("Content-Type", "application/octet-stream"), ("ETag", etag), ("Accept-Ranges", "bytes")]
+        if req.query.get("lm", "1") != "0":
+            headers.append(("Last-Modified", "Tue, 24 Nov 2026 05:00:00 GMT"))
+        start, end = 0, size - 1
+        status = 200
+        wanted = req.header("range")
+        if_range = req.header("if-range")
+        validators = {etag, "Tue, 24 Nov 2026 05:00:00 GMT"}
+        if wanted and wanted.startswith("bytes=") and (if_range is None or if_range in validators and not if_range.startswith("W/")):
+            first, _, last = wanted[len("bytes="):].partition("-")
+            if first.isdigit():
+                start = int(first)
+                end = min(int(last), size - 1) if last.isdigit() else size - 1
+                if start >= size:
+                    await self.respond(req, 416, b"range not satisfiable\n",
+                                       headers=[("Content-Range", f"bytes */{size}")] + headers[1:], close=close)
+                    return not close
+                status = 206
+                headers.append(("Content-Range", f"bytes {start}-{end}/{size}"))
+        body = pattern_bytes(end - start + 1, start)
+        out = self.head(status, headers, len(body), close)
+        if req.method == "HEAD":
+            self.writer.write(out)
+            await self.writer.drain()
+            return not close
+        if cut >= 0 and start == 0 and cut < len(body):
+            self.writer.write(out + body[:cut])
+            await self.fin()
+            return False
+        self.writer.write(out + body)
+        await self.writer.drain()
+        return not close
+
     async def dispatch(self, req):
         """Serves one request; returns whether the connection goes on to the next."""
         p = req.path
@@ -338,6 +378,8 @@ class Connection:
             await self.respond(req, 200, b"ok", keep_alive_header=True)
             await self.rst()
             return False
+        elif p == "/resumable":
+            return await self.resumable(req, close)
         elif p in ("/reset-mid-body", "/close-mid-body", "/stall-body"):
             size = max(0, req.int_arg("size", 1000))
             after = min(size, max(0, req.int_arg("after", size // 2)))

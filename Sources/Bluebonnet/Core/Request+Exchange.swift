@@ -76,6 +76,12 @@ extension Request {
             decompressionLimits: configuration.decompressionLimits)
         let progress = progressReporting()
 
+        if let download = disposition.download {
+            return try await exchangeDownload(
+                request, head: head, upload: upload, endpoint: endpoint, timeouts: timeouts, collector: collector,
+                download: download, progress: progress, transactions: &transactions, decide: decide)
+        }
+
         if let channel = disposition.streaming?.channel {
             channel.prepareForExchange()
             async let ended = performStreamed(

@@ -176,7 +176,8 @@ extension Request {
     }
 
     private func deliver(request: HTTPRequest, response: HTTPResponse, data: Data?, settings: Mutable, redirects: Int) -> Step {
-        guard !settings.validators.validators.isEmpty else {
+        // A download is validated once its file is in place (validators get the file's URL).
+        guard !settings.validators.validators.isEmpty, disposition.download == nil else {
             return .deliver(redirects: redirects, validationError: nil)
         }
         let result = settings.validators.validate(request: request, response: response, data: data)

@@ -47,6 +47,11 @@ public struct ClosureEventMonitor: EventMonitor {
     /// The streamed kind of ``EventMonitor/request(_:didValidateRequest:response:data:withResult:)``.
     public var streamRequestDidValidateRequestResponseWithResult:
         (@Sendable (DataStreamRequest, HTTPRequest?, HTTPResponse, Result<Void, BluebonnetError>) -> Void)?
+    /// The download kind of ``EventMonitor/request(_:didValidateRequest:response:data:withResult:)``.
+    public var downloadRequestDidValidateRequestResponseFileURLWithResult:
+        (@Sendable (DownloadRequest, HTTPRequest?, HTTPResponse, URL?, Result<Void, BluebonnetError>) -> Void)?
+    /// ``EventMonitor/request(_:didCreateDestinationURL:)``.
+    public var downloadRequestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
     /// ``EventMonitor/request(_:didDecideRetry:dueTo:)``.
     public var requestDidDecideRetry: (@Sendable (Request, RetryResult, BluebonnetError) -> Void)?
     /// ``EventMonitor/requestDidFinish(_:metrics:error:)``.
@@ -132,6 +137,19 @@ public struct ClosureEventMonitor: EventMonitor {
         withResult result: Result<Void, BluebonnetError>
     ) {
         streamRequestDidValidateRequestResponseWithResult?(request, sentRequest, response, result)
+    }
+
+    /// Calls the closure, if set.
+    public func request(
+        _ request: DownloadRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse, fileURL: URL?,
+        withResult result: Result<Void, BluebonnetError>
+    ) {
+        downloadRequestDidValidateRequestResponseFileURLWithResult?(request, sentRequest, response, fileURL, result)
+    }
+
+    /// Calls the closure, if set.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        downloadRequestDidCreateDestinationURL?(request, url)
     }
 
     /// Calls the closure, if set.

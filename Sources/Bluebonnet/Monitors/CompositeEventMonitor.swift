@@ -103,6 +103,19 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Posts to every member.
+    public func request(
+        _ request: DownloadRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse, fileURL: URL?,
+        withResult result: Result<Void, BluebonnetError>
+    ) {
+        perform { $0.request(request, didValidateRequest: sentRequest, response: response, fileURL: fileURL, withResult: result) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        perform { $0.request(request, didCreateDestinationURL: url) }
+    }
+
+    /// Posts to every member.
     public func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
         perform { $0.request(request, didDecideRetry: result, dueTo: error) }
     }
@@ -116,4 +129,9 @@ public struct CompositeEventMonitor: EventMonitor {
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {
         perform { $0.request(request, didParseResponse: response) }
     }
+    /// Posts to every member.
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: BluebonnetDownloadResponse<Value>) {
+        perform { $0.request(request, didParseResponse: response) }
+    }
+
 }

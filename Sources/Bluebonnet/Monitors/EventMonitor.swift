@@ -75,6 +75,12 @@ public protocol EventMonitor: Sendable {
     func request(
         _ request: DataStreamRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse,
         withResult result: Result<Void, BluebonnetError>)
+    /// The validators ran on a download whose file is in place.
+    func request(
+        _ request: DownloadRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse, fileURL: URL?,
+        withResult result: Result<Void, BluebonnetError>)
+    /// A download's file was moved to its destination (Alamofire's `didCreateDestinationURL`).
+    func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
     /// The retriers decided what to do after `error`.
     func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError)
 
@@ -84,6 +90,8 @@ public protocol EventMonitor: Sendable {
     func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?)
     /// A response handler or an awaited value serialized the response.
     func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>)
+    /// A response handler or an awaited value serialized a download.
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: BluebonnetDownloadResponse<Value>)
 }
 
 /// The queue event monitors use unless they say otherwise.
@@ -133,9 +141,18 @@ extension EventMonitor {
         withResult result: Result<Void, BluebonnetError>
     ) {}
     /// Does nothing.
+    public func request(
+        _ request: DownloadRequest, didValidateRequest sentRequest: HTTPRequest?, response: HTTPResponse, fileURL: URL?,
+        withResult result: Result<Void, BluebonnetError>
+    ) {}
+    /// Does nothing.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    /// Does nothing.
     public func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {}
     /// Does nothing.
     public func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {}
     /// Does nothing.
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {}
+    /// Does nothing.
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: BluebonnetDownloadResponse<Value>) {}
 }

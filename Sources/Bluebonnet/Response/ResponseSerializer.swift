@@ -27,7 +27,7 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
 /// (default `[.head]`) or the status code is in ``emptyResponseCodes`` (default `[204, 205]`,
 /// RFC 9110 §15.3.5–15.3.6); otherwise it fails with
 /// `.responseSerializationFailed(reason: .inputDataNilOrZeroLength)`.
-public protocol ResponseSerializer: DataResponseSerializerProtocol {
+public protocol ResponseSerializer: DataResponseSerializerProtocol, DownloadResponseSerializerProtocol {
     /// Runs on non-empty bodies before serialization.
     var dataPreprocessor: any DataPreprocessor { get }
     /// Request methods whose responses may have an empty body.

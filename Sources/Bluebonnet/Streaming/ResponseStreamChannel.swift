@@ -259,6 +259,12 @@ final class ResponseStreamChannel: Sendable {
         cancel?.cancel()
     }
 
+    /// Cancels the running exchange (a consumer cannot go on: a download's disk failed).
+    func cancelExchange() {
+        let control = state.withLock { $0.control }
+        control?.cancel()
+    }
+
     /// The request finished: every subscriber gets `complete` after its pending parts (which are
     /// dropped first when `dropPending`, after a cancellation).
     func finish(dropPending: Bool) {

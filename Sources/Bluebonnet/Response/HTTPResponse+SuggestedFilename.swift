@@ -1,0 +1,118 @@
+import FoundationEssentials
+
+extension HTTPResponse {
+    /// A file name for the response's body (`URLResponse.suggestedFilename`): the
+    /// `Content-Disposition` `filename*` (RFC 8187 `UTF-8''…`) or `filename` parameter
+    /// (RFC 6266), else the last component of the URL's path; nil when neither gives one.
+    ///
+    /// The name is safe to append to a folder: only its last path component is kept (a server's
+    /// `../../etc/passwd` or `C:\x` becomes `passwd` or `x`), control characters are removed, and
+    /// `.`, `..` and empty names give nil.
+    public var suggestedFilename: String? {
+        if let disposition = headers.value(for: "Content-Disposition"),
+            let name = Self.dispositionFilename(disposition).flatMap(Self.sanitisedFilename)
+        {
+            return name
+        }
+        return Self.sanitisedFilename(url.lastPathComponent)
+    }
+
+    /// The `filename*` (preferred) or `filename` parameter of a `Content-Disposition` value.
+    static func dispositionFilename(_ value: String) -> String? {
+        var plain: String?
+        var extended: String?
+        for parameter in Self.parameters(value) {
+            switch parameter.name {
+            case "filename*":
+                // charset'language'percent-encoded; only UTF-8 (and its ASCII subset) is read.
+                let parts = parameter.value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+                guard parts.count == 3, ["utf-8", "us-ascii"].contains(parts[0].lowercased()) else { continue }
+                extended = Self.percentDecoded(parts[2])
+            case "filename":
+                plain = parameter.value
+            default:
+                continue
+            }
+        }
+        return extended ?? plain
+    }
+
+    /// `; name=value` parameters after the disposition type, quoted strings unescaped.
+    private static func parameters(_ value: String) -> [(name: String, value: String)] {
+        var result: [(name: String, value: String)] = []
+        var index = value.startIndex
+        // Skip the disposition type.
+        while index < value.endIndex, value[index] != ";" { index = value.index(after: index) }
+        while index < value.endIndex {
+            index = value.index(after: index)  // past ";"
+            while index < value.endIndex, value[index] == " " || value[index] == "\t" { index = value.index(after: index) }
+            let nameStart = index
+            while index < value.endIndex, value[index] != "=", value[index] != ";" { index = value.index(after: index) }
+            let name = value[nameStart..<index].trimmingSpaces.lowercased()
+            guard index < value.endIndex, value[index] == "=" else { continue }
+            index = value.index(after: index)
+            while index < value.endIndex, value[index] == " " || value[index] == "\t" { index = value.index(after: index) }
+            var parameterValue = ""
+            if index < value.endIndex, value[index] == "\"" {
+                index = value.index(after: index)
+                while index < value.endIndex, value[index] != "\"" {
+                    if value[index] == "\\", value.index(after: index) < value.endIndex { index = value.index(after: index) }
+                    parameterValue.append(value[index])
+                    index = value.index(after: index)
+                }
+                if index < value.endIndex { index = value.index(after: index) }
+                while index < value.endIndex, value[index] != ";" { index = value.index(after: index) }
+            } else {
+                let start = index
+                while index < value.endIndex, value[index] != ";" { index = value.index(after: index) }
+                parameterValue = String(value[start..<index].trimmingSpaces)
+            }
+            result.append((name, parameterValue))
+        }
+        return result
+    }
+
+    /// `text` with `%XX` escapes decoded as UTF-8; nil for a bad escape or invalid UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = utf8.popFirst().flatMap(Self.hexValue), let low = utf8.popFirst().flatMap(Self.hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The last path component of `name` without control characters, or nil when nothing usable is left.
+    static func sanitisedFilename(_ name: String) -> String? {
+        let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+            .trimmingSpaces
+        guard !cleaned.isEmpty, cleaned != ".", cleaned != "..", cleaned.utf8.count <= 255 else { return nil }
+        return String(cleaned)
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate var trimmingSpaces: SubSequence {
+        let start = firstIndex(where: { $0 != " " && $0 != "\t" }) ?? endIndex
+        let end = lastIndex(where: { $0 != " " && $0 != "\t" }).map { index(after: $0) } ?? start
+        return self[start..<Swift.max(start, end)]
+    }
+}
