@@ -87,8 +87,13 @@ extension BluebonnetError.MultipartEncodingFailureReason {
         case let .bodyPartFileSizeNotAvailable(url): return "the size of the body part file is not available: \(url)"
         case let .bodyPartInputStreamCreationFailed(url): return "the body part file could not be opened: \(url)"
         case let .outputStreamFileAlreadyExists(url): return "the output file already exists: \(url)"
+        case let .outputStreamURLInvalid(url): return "the output URL is not a file URL: \(url)"
         case let .outputStreamWriteFailed(error): return "writing failed with error: \(error)"
         case let .inputStreamReadFailed(error): return "reading a body part failed with error: \(error)"
+        case let .bodyPartHeaderInvalid(field, value):
+            return "the body part's \(field) \(String(reflecting: value)) contains CR, LF or NUL"
+        case let .bodyPartFileSizeChanged(url, expected, actual):
+            return "the body part file changed size from \(expected) to \(actual) bytes: \(url)"
         }
     }
 }

@@ -135,10 +135,19 @@ public enum BluebonnetError: Error {
         case bodyPartInputStreamCreationFailed(for: URL)
         /// The destination file already exists.
         case outputStreamFileAlreadyExists(at: URL)
+        /// The destination URL is not a file URL.
+        case outputStreamURLInvalid(url: URL)
         /// Writing the encoded form failed.
         case outputStreamWriteFailed(error: any Error)
         /// Reading a body part failed.
         case inputStreamReadFailed(error: any Error)
+        /// A part's name, file name, MIME type or header contains CR, LF or NUL, which would end
+        /// the part's header early (RFC 7578 §4.2); `field` is `name`, `filename`, `boundary` or
+        /// the header's name. Not in Alamofire, which sends them as given.
+        case bodyPartHeaderInvalid(field: String, value: String)
+        /// A file part's size changed between `append` and reading it (`expected` is the size
+        /// when appended), so the declared lengths no longer hold. Not in Alamofire.
+        case bodyPartFileSizeChanged(at: URL, expected: UInt64, actual: UInt64)
     }
 
     /// Why a request body could not be sent whole.
