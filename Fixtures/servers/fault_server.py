@@ -33,6 +33,7 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /slow?bytes_per_s=B&size=N           | Content-Length N (default 1000) sent at about B bytes/s (default 1000), 20 ms steps |
 | /no-read                             | reads the head only, shrinks the socket's SO_RCVBUF to 4 KiB and stops reading, never answers: a large upload blocks (idle-write timeout); closes after --hold s |
 | /resumable?size=N&cut=K&etag=E&lm=0  | a resumable resource: N bytes of the pattern (default 100000) with `ETag: "E"` (default `v1`; `W/"E"` when `weak=1`) and, unless `lm=0`, a fixed `Last-Modified`; `Accept-Ranges: bytes`. `Range: bytes=S-` (and `S-E`) gets 206 with `Content-Range` when `If-Range` is absent or matches, the whole 200 otherwise; a range past the end gets 416 with `Content-Range: bytes */N`. With `cut=K`, a response that starts at byte 0 sends only K body bytes, then FIN (a download cut once, so a resumed request completes) |
+| /form                                | reads a multipart/form-data body (at most 64 MiB) and answers JSON {"multipart", "defects", "body_length", "parts": [{"name", "filename", "content_type", "length", "sha256"}]} as Python's standard `email` parser reads it (an independent check of what a client sends), keep-alive |
 | /garbage                             | 1 KiB of deterministic random-looking non-HTTP bytes, then FIN |
 | /raw?b64=DATA                        | exactly the base64-decoded DATA (standard or URL-safe alphabet, padding optional), then FIN |
 | /echo                                | 200 JSON {"method", "target", "version", "headers": [[name, value], ...], "body_length", "body_sha256"}, keep-alive |
@@ -49,6 +50,8 @@ kernel's send queue is empty (SIOCOUTQ), so the client has the bytes before the 
 import argparse
 import asyncio
 import base64
+import email.parser
+import email.policy
 import fcntl
 import hashlib
 import http
@@ -65,6 +68,7 @@ from urllib.parse import parse_qs, urlsplit
 from http_head import BadRequest, parse_head as parse_request_head
 
 MAX_HEAD = 64 * 1024
+MAX_FORM = 64 * 1024 * 1024
 PATTERN = b"0123456789abcdef"
 
 
@@ -77,6 +81,27 @@ def pattern_bytes(n, start=0):
     reps = (start % len(PATTERN) + n) // len(PATTERN) + 1
     s = start % len(PATTERN)
     return (PATTERN * reps)[s:s + n]
+
+
+def parse_form(content_type, body):
+    """A multipart/form-data body as Python's standard `email` package reads it: an independent
+    parser of what clients send (RFC 7578). Each part's name, filename, type, length, SHA-256."""
+    head = b"MIME-Version: 1.0\r\nContent-Type: " + content_type.encode("latin-1") + b"\r\n\r\n"
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    parts = []
+    if message.is_multipart():
+        for part in message.iter_parts():
+            disposition = part["Content-Disposition"]
+            params = dict(disposition.params) if disposition is not None else {}
+            payload = part.get_payload(decode=True) or b""
+            ctype = part["Content-Type"]
+            parts.append({
+                "name": params.get("name"), "filename": params.get("filename"),
+                "content_type": str(ctype) if ctype is not None else None,
+                "length": len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
+            })
+    return {"multipart": message.is_multipart(), "defects": [type(d).__name__ for d in message.defects],
+            "body_length": len(body), "parts": parts}
 
 
 def reason(status):
@@ -153,6 +178,15 @@ class Connection:
     async def read_body(self, req):
         digest = hashlib.sha256()
         total = 0
+        kept = bytearray() if req.path == "/form" else None
+
+        def take(data):
+            digest.update(data)
+            if kept is not None:
+                if len(kept) + len(data) > MAX_FORM:
+                    raise BadRequest("form too large")
+                kept.extend(data)
+
         if "100-continue" in req.tokens("expect") and req.version == "HTTP/1.1":
             self.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             await self.writer.drain()
@@ -172,7 +206,7 @@ class Connection:
                         pass  # trailers
                     break
                 data = await self.reader.readexactly(size)
-                digest.update(data)
+                take(data)
                 total += size
                 if await self.reader.readexactly(2) != b"\r\n":
                     raise BadRequest("bad chunk end")
@@ -189,11 +223,12 @@ class Connection:
                     data = await self.reader.read(min(remaining, 1 << 16))
                     if not data:
                         raise asyncio.IncompleteReadError(b"", remaining)
-                    digest.update(data)
+                    take(data)
                     total += len(data)
                     remaining -= len(data)
         req.body_length = total
         req.body_sha256 = digest.hexdigest()
+        req.body = bytes(kept) if kept is not None else None
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -378,6 +413,9 @@ class Connection:
             await self.respond(req, 200, b"ok", keep_alive_header=True)
             await self.rst()
             return False
+        elif p == "/form":
+            body = json.dumps(parse_form(req.header("content-type") or "", req.body or b"")).encode()
+            await self.respond(req, 200, body, "application/json", close=close)
         elif p == "/resumable":
             return await self.resumable(req, close)
         elif p in ("/reset-mid-body", "/close-mid-body", "/stall-body"):

@@ -60,6 +60,9 @@ extension Request {
         let endpoint = route.endpoint
 
         var headers = route.headers
+        if let form = request.content.multipartFormData, !headers.contains(name: "Content-Type") {
+            headers.add(name: "Content-Type", value: form.contentType)
+        }
         if let threshold = configuration.expectContinueThreshold, upload.body != .none,
             (upload.body.byteCount.map { Int64($0) >= threshold } ?? true), !headers.contains(name: "Expect")
         {

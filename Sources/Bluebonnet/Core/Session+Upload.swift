@@ -59,6 +59,98 @@ extension Session {
         upload(.file(fileURL, shouldRemove: false), with: convertible, interceptor: interceptor)
     }
 
+    /// Uploads the chunks of `stream` to `convertible` (Alamofire's `upload(_ stream: InputStream, to:…)`;
+    /// Linux's FoundationEssentials has no `InputStream`, see ``BodyStream``), chunked unless
+    /// `length` is given. A stream is sent once: a redirect that keeps the body, a retry or a
+    /// challenge fails the request with ``BluebonnetError/RequestBodyFailureReason/streamNotReplayable``.
+    public func upload(
+        _ stream: BodyStream,
+        length: Int64? = nil,
+        to convertible: some URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        upload(.stream(stream, length: length), to: convertible, method: method, headers: headers,
+               interceptor: interceptor, requestModifier: requestModifier)
+    }
+
+    /// Uploads the chunks of `stream` with the request `convertible` builds.
+    public func upload(
+        _ stream: BodyStream,
+        length: Int64? = nil,
+        with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(.stream(stream, length: length), with: convertible, interceptor: interceptor)
+    }
+
+    /// Uploads the multipart form `multipartFormData` fills (Alamofire's builder form), with
+    /// `Content-Type: multipart/form-data; boundary=…`. Below `encodingMemoryThreshold` bytes (10 MB by
+    /// default) the form is encoded in memory; above it is streamed part by part, files read as
+    /// they are sent.
+    public func upload(
+        multipartFormData: @escaping (MultipartFormData) -> Void,
+        to url: some URLConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        let form = MultipartFormData(fileManager: fileManager)
+        multipartFormData(form)
+        return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
+                      headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
+    }
+
+    /// Uploads the multipart form `multipartFormData` fills with the request `request` builds.
+    public func upload(
+        multipartFormData: @escaping (MultipartFormData) -> Void,
+        with request: any URLRequestConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        let form = MultipartFormData(fileManager: fileManager)
+        multipartFormData(form)
+        return upload(multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold,
+                      interceptor: interceptor, fileManager: fileManager)
+    }
+
+    /// Uploads `multipartFormData` (Alamofire's value form); see the builder form.
+    public func upload(
+        multipartFormData: MultipartFormData,
+        to url: some URLConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
+    ) -> UploadRequest {
+        var headers = headers ?? []
+        if !headers.contains(name: "Content-Type") { headers.add(name: "Content-Type", value: multipartFormData.contentType) }
+        return upload(.multipartFormData(multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold), to: url,
+                      method: method, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+    }
+
+    /// Uploads `multipartFormData` with the request `request` builds.
+    public func upload(
+        multipartFormData: MultipartFormData,
+        with request: any URLRequestConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(.multipartFormData(multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold), with: request,
+               interceptor: interceptor)
+    }
+
     // MARK: Making upload requests
 
     func upload(

@@ -9,18 +9,25 @@ import FoundationEssentials
 /// ``SessionConfiguration/expectContinueThreshold`` on.
 public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// What an upload sends (Alamofire's `UploadRequest.Uploadable`).
-    public enum Uploadable: Sendable, Hashable {
+    public enum Uploadable: Sendable {
         /// Bytes in memory.
         case data(Data)
         /// A file, read from disk as it is sent; `shouldRemove`: delete it when the request
         /// finishes (for files Bluebonnet made itself).
         case file(URL, shouldRemove: Bool)
+        /// A one-shot stream (Alamofire's `InputStream`), with its length when known.
+        case stream(BodyStream, length: Int64?)
+        /// A multipart form, in memory below `encodingMemoryThreshold` bytes, streamed part by
+        /// part above (Alamofire writes large forms to a temporary file; Bluebonnet never does).
+        case multipartFormData(MultipartFormData, encodingMemoryThreshold: UInt64)
 
         /// The body a request with this uploadable sends.
         var content: RequestBody {
             switch self {
             case .data(let data): .data(data)
             case .file(let url, _): .file(url)
+            case .stream(let stream, let length): .stream(stream, length: length)
+            case .multipartFormData(let form, let threshold): .multipart(form, encodingMemoryThreshold: threshold)
             }
         }
     }

@@ -22,6 +22,23 @@ public struct RequestBody: Sendable, Hashable, CustomStringConvertible {
         case empty
         case data(Data)
         case file(URL)
+        case stream(StreamBox, length: Int64?)
+        case multipart(FormBox, threshold: UInt64)
+    }
+
+    /// A stream, equal only to itself.
+    final class StreamBox: Sendable, Hashable {
+        let stream: BodyStream
+        init(_ stream: BodyStream) { self.stream = stream }
+        static func == (lhs: StreamBox, rhs: StreamBox) -> Bool { lhs === rhs }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
+
+    /// A form, equal only to itself.
+    struct FormBox: Sendable, Hashable {
+        let form: MultipartFormData
+        static func == (lhs: FormBox, rhs: FormBox) -> Bool { lhs.form === rhs.form }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(form)) }
     }
 
     let storage: Storage
@@ -59,12 +76,37 @@ public struct RequestBody: Sendable, Hashable, CustomStringConvertible {
     /// ``BluebonnetError/createUploadableFailed(error:)``.
     public static func file(_ fileURL: URL) -> RequestBody { RequestBody(.file(fileURL)) }
 
+    /// The chunks of `stream`, sent once (not replayable): with `Content-Length: length` when
+    /// the length is given (a stream that yields another number of bytes fails the request with
+    /// ``BluebonnetError/RequestBodyFailureReason/streamLengthMismatch(declared:actual:)``), chunked
+    /// otherwise. This is Bluebonnet's `httpBodyStream` (Linux has no `InputStream`).
+    public static func stream(_ stream: BodyStream, length: Int64? = nil) -> RequestBody {
+        RequestBody(.stream(StreamBox(stream), length: length))
+    }
+
+    /// `form`, encoded in memory when its encoded length is below `threshold` (and it has no
+    /// stream part), streamed part by part otherwise: files are read as they are sent, never
+    /// assembled in memory or on disk. Its `Content-Type` (with the boundary) is added to a
+    /// request that has none.
+    public static func multipart(
+        _ form: MultipartFormData, encodingMemoryThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold
+    ) -> RequestBody {
+        RequestBody(.multipart(FormBox(form: form), threshold: threshold))
+    }
+
+    /// The form, for a multipart body.
+    public var multipartFormData: MultipartFormData? {
+        if case .multipart(let box, _) = storage { return box.form }
+        return nil
+    }
+
     /// Whether there is no content.
     public var isEmpty: Bool {
         switch storage {
         case .empty: true
         case .data(let data): data.isEmpty
-        case .file: false
+        case .file, .multipart: false
+        case .stream(_, let length): length == 0
         }
     }
 
@@ -87,6 +129,8 @@ public struct RequestBody: Sendable, Hashable, CustomStringConvertible {
         case .empty: 0
         case .data(let data): Int64(data.count)
         case .file: nil
+        case .stream(_, let length): length
+        case .multipart(let box, _): Int64(clamping: box.form.encodedLength)
         }
     }
 
@@ -94,6 +138,8 @@ public struct RequestBody: Sendable, Hashable, CustomStringConvertible {
     public var isReplayable: Bool {
         switch storage {
         case .empty, .data, .file: true
+        case .stream: false
+        case .multipart(let box, _): (try? box.form.makeSegmentedBody().isReplayable) ?? true
         }
     }
 
@@ -103,6 +149,8 @@ public struct RequestBody: Sendable, Hashable, CustomStringConvertible {
         case .empty: "empty"
         case .data(let data): "\(data.count) bytes"
         case .file(let url): "file \(url.path)"
+        case .stream(_, let length): "stream of \(length.map { "\($0) bytes" } ?? "unknown length")"
+        case .multipart(let box, _): "multipart form (\(box.form.encodedLength) bytes)"
         }
     }
 }

@@ -58,6 +58,27 @@ final class UploadPlan: Sendable {
             return UploadPlan(body: .stream(length: Int(status.size)), isReplayable: true) { pump, plan in
                 await FileBodyProducer(url: url, expected: status).produce(into: pump, plan: plan)
             }
+        case .stream(let box, let length):
+            guard !box.stream.isConsumed else { throw .requestBodyFailed(reason: .streamNotReplayable) }
+            let stream = box.stream
+            return UploadPlan(body: .stream(length: length.map { Int($0) }), isReplayable: false) { pump, plan in
+                await StreamBodyProducer(stream: stream, length: length).produce(into: pump, plan: plan)
+            }
+        case .multipart(let box, let threshold):
+            let body = try box.form.makeSegmentedBody()
+            guard body.isReplayable || !body.segments.contains(where: \.isConsumedStream) else {
+                throw .requestBodyFailed(reason: .streamNotReplayable)
+            }
+            if body.length < threshold, body.isReplayable {
+                // Small: one buffer (reading its files now), sent with the head.
+                var reader = body.makeReader(chunkSize: max(1, Int(body.length)))
+                var bytes = ByteBuffer()
+                while let chunk = try reader.nextSynchronously() { bytes.writeBytes(chunk) }
+                return UploadPlan(body: bytes.readableBytes == 0 ? .none : .bytes(bytes), isReplayable: true)
+            }
+            return UploadPlan(body: .stream(length: Int(body.length)), isReplayable: body.isReplayable) { pump, plan in
+                await SegmentedBodyProducer(body: body).produce(into: pump, plan: plan)
+            }
         }
     }
 
@@ -135,5 +156,61 @@ struct FileBodyProducer: Sendable {
         } catch {
             plan.fail(pump, .requestBodyFailed(reason: .fileReadFailed(at: url, error: error)))
         }
+    }
+}
+
+/// Reads a one-shot ``BodyStream`` into a pump, holding it to its declared length.
+struct StreamBodyProducer: Sendable {
+    let stream: BodyStream
+    let length: Int64?
+
+    func produce(into pump: BodyPump, plan: UploadPlan) async {
+        var sent: Int64 = 0
+        do {
+            for try await chunk in stream {
+                if Task.isCancelled { return }
+                sent += Int64(chunk.count)
+                if let length, sent > length {
+                    plan.fail(pump, .requestBodyFailed(reason: .streamLengthMismatch(declared: length, actual: sent)))
+                    return
+                }
+                guard await pump.push(ByteBuffer(bytes: chunk)) else { return }
+            }
+        } catch {
+            plan.fail(pump, .requestBodyFailed(reason: .streamFailed(error: error)))
+            return
+        }
+        if let length, sent != length {
+            plan.fail(pump, .requestBodyFailed(reason: .streamLengthMismatch(declared: length, actual: sent)))
+            return
+        }
+        pump.finish()
+    }
+}
+
+/// Reads a multipart form's segments (bytes, files, streams) into a pump, chunk by chunk.
+struct SegmentedBodyProducer: Sendable {
+    let body: SegmentedBody
+
+    func produce(into pump: BodyPump, plan: UploadPlan) async {
+        var reader = body.makeReader()
+        do {
+            while let chunk = try await reader.next() {
+                if Task.isCancelled { return }
+                guard await pump.push(ByteBuffer(bytes: chunk)) else { return }
+            }
+        } catch {
+            plan.fail(pump, error)
+            return
+        }
+        pump.finish()
+    }
+}
+
+extension SegmentedBody.Segment {
+    /// Whether this is a stream that was read already.
+    var isConsumedStream: Bool {
+        if case .stream(let stream, _) = self { return stream.isConsumed }
+        return false
     }
 }
