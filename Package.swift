@@ -159,6 +159,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Downloads under a lowered file-size limit (a disk that fills up): scripts/test.sh runs it
+        // in a process of its own (BLUEBONNET_DISK_FAULTS=1), since the limit is per process.
+        .testTarget(
+            name: "BluebonnetDiskFaultTests",
+            dependencies: ["Bluebonnet", "BluebonnetPosix", "BluebonnetTestSupport"]
+        ),
         // 500 sequential and 500 concurrent requests, then a count of the process's sockets:
         // scripts/test.sh runs it in a process of its own (BLUEBONNET_LOAD_FD_CHECK=1).
         .testTarget(

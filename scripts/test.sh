@@ -27,7 +27,8 @@ check_passed() {
 }
 
 echo "== tests"
-swift test --skip-build --skip BluebonnetPosixTests --skip BluebonnetTransportTests --skip BluebonnetLoadTests 2>&1 | tee "$log"
+swift test --skip-build --skip BluebonnetPosixTests --skip BluebonnetTransportTests --skip BluebonnetLoadTests \
+  --skip BluebonnetDiskFaultTests 2>&1 | tee "$log"
 check_passed
 
 # The kernel-door tests count the process's descriptors to catch leaks: they run alone.
@@ -43,6 +44,11 @@ check_passed
 # 500 sequential and 500 concurrent requests, then the process's sockets against the baseline: alone.
 echo "== tests (BluebonnetLoad, alone, with descriptor-leak checks)"
 BLUEBONNET_LOAD_FD_CHECK=1 swift test --skip-build --filter BluebonnetLoadTests 2>&1 | tee "$log"
+check_passed
+
+# A lowered file-size limit (a disk that fills up under a download) is per process: alone.
+echo "== tests (BluebonnetDiskFault, alone, with RLIMIT_FSIZE lowered by the tests)"
+BLUEBONNET_DISK_FAULTS=1 swift test --skip-build --filter BluebonnetDiskFaultTests 2>&1 | tee "$log"
 check_passed
 
 if [ -f Fuzz/Package.swift ]; then

@@ -124,6 +124,21 @@ struct DownloadTests {
         }
     }
 
+    @Test func aFolderThatRefusesWritesFailsWithTheFileError() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let session = Session()
+        // sysfs refuses new files, also to root.
+        let destination = URL(fileURLWithPath: "/sys/bluebonnet-download.bin")
+        let result = await session.download("\(base)/ok?size=10", to: Self.to(destination)).serializingDownloadedFileURL().result
+        guard case .failure(.downloadedFileMoveFailed(let error as FileError, _, _)) = result else {
+            Issue.record("expected downloadedFileMoveFailed(FileError), got \(result)")
+            return
+        }
+        #expect(error.code == .permissionDenied)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        await session.shutdown()
+    }
+
     @Test func aBodyCutShortLeavesTheDestinationUntouchedAndResumes() async throws {
         let base = try SuiteTestServer.baseURL()
         try await Self.withFolder { folder in
