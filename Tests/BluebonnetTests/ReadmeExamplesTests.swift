@@ -414,6 +414,84 @@ func readmeExample28() async throws {
 
 /// README sample 29.
 func readmeExample29() async throws {
+    let folder = URL(fileURLWithPath: "/var/cache/app")
+    let destination: DownloadRequest.Destination = { _, response in
+        (folder.appendingPathComponent(response.suggestedFilename ?? "report.pdf"),
+         [.createIntermediateDirectories, .removePreviousFile])
+    }
+    let fileURL = try await session.download("https://example.com/report.pdf", to: destination)
+        .validate()
+        .serializingDownloadedFileURL()
+        .value
+    print(fileURL.path)
+
+    // Serializers read the file: Data, String, Decodable, as for a DataRequest.
+    let users = try await session.download("https://api.example.com/users.json")
+        .serializingDecodable([User].self)
+        .value
+    print(users.count)
+
+    // Closure style, with progress (wire bytes against Content-Length).
+    session.download("https://example.com/large.iso", to: DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory))
+        .downloadProgress { print(Int($0.fractionCompleted * 100), "%") }
+        .responseURL { response in
+            debugPrint(response.fileURL ?? "no file", response.error ?? "ok")
+        }
+}
+
+/// README sample 30.
+func readmeExample30() async throws {
+    let iso: DownloadRequest.Destination = { _, _ in (URL(fileURLWithPath: "/srv/images/large.iso"), [.removePreviousFile]) }
+    let first = session.download("https://example.com/large.iso", to: iso)
+    let failed = await first.serializingDownloadedFileURL().response
+    if failed.error != nil, let resumeData = failed.resumeData ?? first.resumeData {
+        let resumed = try await session.download(resumingWith: resumeData, to: iso)
+            .serializingDownloadedFileURL()
+            .value
+        print("resumed into", resumed.path)
+    }
+}
+
+/// README sample 31.
+func readmeExample31() async throws {
+    let echoed = try await session.upload(Data("hello".utf8), to: "https://httpbin.org/post")
+        .serializingString()
+        .value
+    print(echoed)
+
+    let archive = URL(fileURLWithPath: "/var/backups/db.tar.gz")
+    let stored = await session.upload(archive, to: "https://storage.example.com/db.tar.gz", method: .put)
+        .uploadProgress { print("sent", $0.completedUnitCount, "of", $0.totalUnitCount) }
+        .validate()
+        .serializingResponse()
+        .response
+    print(stored.response?.statusCode ?? 0)
+
+    // Chunks produced as you go: Transfer-Encoding: chunked.
+    let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
+    let streamed = session.upload(BodyStream(chunks), to: "https://example.com/ingest").serializingData()
+    continuation.yield(Data("first line\n".utf8))
+    continuation.yield(Data("second line\n".utf8))
+    continuation.finish()
+    print(try await streamed.value.count)
+}
+
+/// README sample 32.
+func readmeExample32() async throws {
+    let photo = URL(fileURLWithPath: "/tmp/photo.png")
+    let created = try await session.upload(multipartFormData: { form in
+        form.append(Data("Bluebonnet".utf8), withName: "name")
+        form.append(photo, withName: "photo")  // image/png, from the extension
+        form.append(Data("{}".utf8), withName: "meta", fileName: "meta.json", mimeType: "application/json")
+    }, to: "https://api.example.com/albums")
+        .validate()
+        .serializingDecodable(Empty.self, emptyResponseCodes: [200, 201, 204])
+        .value
+    print(created)
+}
+
+/// README sample 33.
+func readmeExample33() async throws {
     var configuration = SessionConfiguration()
     // Timeouts are `Duration`s; each failure says which one expired.
     configuration.timeouts.connect = .seconds(5)
@@ -442,8 +520,8 @@ func readmeExample29() async throws {
     await configured.shutdown()
 }
 
-/// README sample 30.
-func readmeExample30() async throws {
+/// README sample 34.
+func readmeExample34() async throws {
     var proxied = SessionConfiguration()
     // One proxy for http and https URLs, except the no_proxy hosts (curl's rules: a domain covers its
     // subdomains, IP ranges as CIDR, `*` for everything).
@@ -460,8 +538,8 @@ func readmeExample30() async throws {
     await viaProxy.shutdown()
 }
 
-/// README sample 31.
-func readmeExample31() async throws {
+/// README sample 35.
+func readmeExample35() async throws {
     var monitor = ClosureEventMonitor()
     monitor.requestDidFinish = { request, metrics, error in
         print(request, metrics.map { "\($0.timeline)" } ?? "-", error.map { "\($0)" } ?? "ok")
@@ -476,16 +554,16 @@ func readmeExample31() async throws {
     await monitored.shutdown()
 }
 
-/// README sample 32.
-func readmeExample32() async throws {
+/// README sample 36.
+func readmeExample36() async throws {
     let shortLived = Session()
     let page = try await shortLived.request("https://example.com/").serializingString().value
     print(page.count)
     await shortLived.shutdown()
 }
 
-/// README sample 33.
-func readmeExample33(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 37.
+func readmeExample37(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     // Encode a request: validated before a byte is written (CR/LF/NUL injection is a typed error).
     var out = ByteBuffer()
     try RequestEncoder.encodeHead(
@@ -507,8 +585,8 @@ func readmeExample33(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     }
 }
 
-/// README sample 34.
-func readmeExample34(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 38.
+func readmeExample38(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     let decoder = try ContentDecoder(contentEncoding: "gzip")   // limits: DecompressionLimits.default
     var decoded = ByteBuffer()
     try decoder.decode(part, into: &decoded)
