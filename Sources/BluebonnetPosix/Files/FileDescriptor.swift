@@ -21,7 +21,7 @@ public struct FileDescriptor: ~Copyable, Sendable {
     }
 
     /// The owner proper: only trivially destroyed fields, so that it can `discard` itself.
-    private let owned: OwnedDescriptor
+    package let owned: OwnedDescriptor
     /// The path the file was opened at (kept for errors; the file may since have been renamed).
     public let path: String
 
@@ -189,7 +189,7 @@ public struct FileDescriptor: ~Copyable, Sendable {
 }
 
 /// Closes its descriptor on `deinit` unless closed or released first.
-private struct OwnedDescriptor: ~Copyable, Sendable {
+package struct OwnedDescriptor: ~Copyable, Sendable {
     let descriptor: CInt
 
     deinit {
