@@ -46,6 +46,10 @@ echo "== tests (BluebonnetLoad, alone, with descriptor-leak checks)"
 BLUEBONNET_LOAD_FD_CHECK=1 swift test --skip-build --filter BluebonnetLoadTests 2>&1 | tee "$log"
 check_passed
 
+# The documentation of every module, warnings (broken symbol links among them) as errors.
+echo "== docs (DocC, warnings are errors)"
+bash scripts/docs.sh
+
 # A lowered file-size limit (a disk that fills up under a download) is per process: alone.
 echo "== tests (BluebonnetDiskFault, alone, with RLIMIT_FSIZE lowered by the tests)"
 BLUEBONNET_DISK_FAULTS=1 swift test --skip-build --filter BluebonnetDiskFaultTests 2>&1 | tee "$log"

@@ -5,8 +5,8 @@ import BluebonnetTLS
 /// broke, or could not be leased from the pool.
 ///
 /// A struct over a private code so that kinds can be added: compare ``kind`` with the static kinds
-/// (`error.kind == .connectTimeout`). The error of the layer below (``DNSError``, ``IOError``,
-/// ``TLSError``) is kept in ``underlying`` and in the typed properties.
+/// (`error.kind == .connectTimeout`). The error of the layer below (`DNSError`, `IOError`,
+/// `TLSError`) is kept in ``underlying`` and in the typed properties.
 public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, in categories a caller can act on.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -114,7 +114,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         self.proxyStatus = proxyStatus
     }
 
-    /// The error of the layer below, if any: a ``DNSError``, ``IOError`` or ``TLSError``.
+    /// The error of the layer below, if any: a `DNSError`, `IOError` or `TLSError`.
     public var underlying: (any Error)? { dnsError ?? ioError ?? tlsError }
 
     /// Resolution failed.

@@ -7,7 +7,9 @@ import FoundationEssentials
 extension DataRequest {
     /// Calls `completionHandler` on `queue` with the unserialized response (`Data?` body).
     ///
-    /// - Parameter queue: default: the session's ``Session/completionQueue`` (a serial queue of its own).
+    /// - Parameters:
+    ///   - queue: default: the session's ``Session/completionQueue`` (a serial queue of its own).
+    ///   - completionHandler: called once with the response.
     @discardableResult
     public func response(
         queue: DispatchQueue? = nil,

@@ -7,7 +7,9 @@ extension DownloadRequest {
     /// Calls `completionHandler` on `queue` with the unserialized response: the file's URL (nil
     /// when none was written) and any error.
     ///
-    /// - Parameter queue: default: the session's ``Session/completionQueue``.
+    /// - Parameters:
+    ///   - queue: default: the session's ``Session/completionQueue``.
+    ///   - completionHandler: called once with the response.
     @discardableResult
     public func response(
         queue: DispatchQueue? = nil,

@@ -62,7 +62,7 @@ struct ProxyRoute {
 }
 
 extension Proxy {
-    /// ``fromEnvironment(_:proxyTLS:)`` over this process's environment
+    /// `fromEnvironment(_:proxyTLS:)` over this process's environment
     /// (`ProcessInfo.processInfo.environment`): `http_proxy` (`HTTP_PROXY` unless
     /// `REQUEST_METHOD` is set), `https_proxy`/`HTTPS_PROXY`, `no_proxy`/`NO_PROXY`.
     ///

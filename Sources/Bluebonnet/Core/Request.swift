@@ -260,7 +260,9 @@ public class Request: @unchecked Sendable {
     /// second, and always the final count. Values never go backwards; the body of a redirect or a
     /// challenge that is followed is not counted (a retry after a failed attempt starts from zero).
     ///
-    /// - Parameter queue: default: the session's ``Session/completionQueue``.
+    /// - Parameters:
+    ///   - queue: default: the session's ``Session/completionQueue``.
+    ///   - closure: called with each value.
     /// - Warning: add it before the request starts (before the response handler that starts it):
     ///   an exchange that began without listeners reports nothing.
     @discardableResult
@@ -273,7 +275,9 @@ public class Request: @unchecked Sendable {
     /// socket against the body's length, throttled like ``downloadProgress(queue:closure:)``, the
     /// last value being the whole body. Nothing for a request without a body.
     ///
-    /// - Parameter queue: default: the session's ``Session/completionQueue``.
+    /// - Parameters:
+    ///   - queue: default: the session's ``Session/completionQueue``.
+    ///   - closure: called with each value.
     @discardableResult
     public func uploadProgress(queue: DispatchQueue? = nil, closure: @escaping @Sendable (TransferProgress) -> Void) -> Self {
         tracker().addUpload(ProgressHandler(queue: queue ?? session.completionQueue, closure: closure))

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// A session owns its event loops (one per core by default) and a connection pool, so requests to
 /// the same origin reuse connections. Requests are lazy: nothing is sent until a response handler
-/// is added or a value is awaited (with ``startRequestsImmediately``), or ``DataRequest/resume()``
+/// is added or a value is awaited (with ``startRequestsImmediately``), or ``Request/resume()``
 /// is called.
 ///
 /// ```swift

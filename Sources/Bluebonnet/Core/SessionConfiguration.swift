@@ -14,7 +14,7 @@ import BluebonnetTransport
 /// let session = Session(configuration: configuration)
 /// ```
 public struct SessionConfiguration: Sendable {
-    /// Headers added to every request that does not set them itself. Default ``HTTPHeaders/default``:
+    /// Headers added to every request that does not set them itself. Default `HTTPHeaders.default`:
     /// `Accept-Encoding` (only the codings Bluebonnet decodes), `Accept-Language`, `User-Agent`.
     public var headers: HTTPHeaders = .default
     /// The timeouts; see ``RequestTimeouts``.
@@ -51,7 +51,7 @@ public struct SessionConfiguration: Sendable {
     public var expectContinueThreshold: Int64? = 1 << 20
     /// Event loop threads. Default nil: one per core.
     public var eventLoopCount: Int?
-    /// The HTTP proxies requests go through. Default ``Proxy/none``: every request goes direct,
+    /// The HTTP proxies requests go through. Default `Proxy.none`: every request goes direct,
     /// whatever the environment says; opt in to `http_proxy`, `https_proxy` and `no_proxy` with
     /// `configuration.proxy = try .fromEnvironment()`.
     ///

@@ -56,7 +56,7 @@ public struct ClosureEventMonitor: EventMonitor {
     public var requestDidDecideRetry: (@Sendable (Request, RetryResult, BluebonnetError) -> Void)?
     /// ``EventMonitor/requestDidFinish(_:metrics:error:)``.
     public var requestDidFinish: (@Sendable (Request, ResponseMetrics?, BluebonnetError?) -> Void)?
-    /// ``EventMonitor/request(_:didParseResponse:)``, with the value type-erased.
+    /// `EventMonitor.request(_:didParseResponse:)` for a ``DataRequest``, with the value type-erased.
     public var requestDidParseResponse: (@Sendable (DataRequest, BluebonnetDataResponse<any Sendable>) -> Void)?
 
     /// A monitor with no closures set, delivering on `queue` (default ``EventMonitorQueue/shared``).

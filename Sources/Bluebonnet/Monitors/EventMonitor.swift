@@ -15,7 +15,7 @@ import FoundationEssentials
 /// ran), ``request(_:didStartTransaction:)``, ``request(_:didFinishTransaction:)``,
 /// ``request(_:didReceiveResponse:data:)``, ``request(_:didValidateRequest:response:data:withResult:)``
 /// (only with validators), ``requestDidFinish(_:metrics:error:)``, then one
-/// ``request(_:didParseResponse:)`` per response handler or awaited value. A redirect adds
+/// `request(_:didParseResponse:)` per response handler or awaited value. A redirect adds
 /// ``request(_:willRedirectFrom:to:for:)`` and another transaction; a retry adds
 /// ``request(_:didDecideRetry:dueTo:)`` (asked after every failure when a retrier exists) and
 /// runs the pipeline from adaptation again.

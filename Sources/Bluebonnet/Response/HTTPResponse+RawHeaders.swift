@@ -5,7 +5,7 @@ extension HTTPResponse {
     ///
     /// A view: the fields of a received response are ranges into the bytes that arrived, so the
     /// view costs nothing until a field is read, and reading one copies only that field. Names
-    /// compare case-insensitively (ASCII), as in ``HTTPHeaders``.
+    /// compare case-insensitively (ASCII), as in `HTTPHeaders`.
     public struct RawHeaders: Sendable, RandomAccessCollection, CustomStringConvertible {
         /// One field: its name and its value's exact bytes.
         public struct Field: Sendable, Hashable, CustomStringConvertible {

@@ -95,7 +95,7 @@ public struct HTTPResponse: Sendable, Hashable {
             && lhs.trailers == rhs.trailers
     }
 
-    /// Hashes what ``==`` compares: every property but ``rawHeaders`` (equal responses may have
+    /// Hashes what `==` compares: every property but ``rawHeaders`` (equal responses may have
     /// come with different obs-text bytes; compare ``rawHeaders`` when that matters).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(url)

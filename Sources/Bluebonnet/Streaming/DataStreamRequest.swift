@@ -145,7 +145,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// passed validation and before its parts are delivered (redirects and challenges that are
     /// followed are not reported).
     ///
-    /// - Parameter queue: default: the session's ``Session/completionQueue``.
+    /// - Parameters:
+    ///   - queue: default: the session's ``Session/completionQueue``.
+    ///   - handler: called once with the head.
     @discardableResult
     public func onHTTPResponse(on queue: DispatchQueue? = nil, perform handler: @escaping @Sendable (HTTPResponse) -> Void) -> Self {
         streaming.addResponseHandler(queue: queue ?? session.completionQueue, handler)
@@ -157,7 +159,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Calls `stream` on `queue` with each part as `Data`, then once with the completion. Each
     /// call returns before the next one starts; the connection is read no faster than that.
     ///
-    /// - Parameter queue: default: the session's ``Session/completionQueue`` (serial).
+    /// - Parameters:
+    ///   - queue: default: the session's ``Session/completionQueue`` (serial).
+    ///   - stream: called with each part, then the completion.
     @discardableResult
     public func responseStream(on queue: DispatchQueue? = nil, stream: @escaping Handler<Data, Never>) -> Self {
         subscribe(queue: queue, serialize: { .success($0) }, handler: stream)

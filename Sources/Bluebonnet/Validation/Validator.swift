@@ -7,7 +7,7 @@ public typealias ValidationResult = Result<Void, any Error>
 ///
 /// A validator is a value: the Request keeps them in a ``ValidationChain`` and runs them in
 /// order; the first failure wins. The built-in ones mirror Alamofire's `validate` variants:
-/// ``statusCode(_:)``, ``contentType(_:)`` and ``default``; ``init(_:)`` takes a custom closure.
+/// ``statusCode(_:)``, `contentType(_:)` and ``default``; ``init(_:)`` takes a custom closure.
 public struct Validator: Sendable {
     /// A custom check: the request as sent (nil when unknown), the response head, the body.
     public typealias Validation = @Sendable (_ request: HTTPRequest?, _ response: HTTPResponse, _ data: Data?) -> ValidationResult

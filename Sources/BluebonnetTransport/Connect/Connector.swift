@@ -26,8 +26,13 @@ public enum Connector {
     /// Cancelling the calling task abandons the connect (sockets are closed) and throws
     /// ``TransportError/Kind/cancelled``.
     ///
-    /// - Parameter tunnel: makes the `CONNECT` handshake for TLS endpoints through a proxy (the
-    ///   HTTP layer supplies it); nil: such endpoints fail with `invalidEndpoint`.
+    /// - Parameters:
+    ///   - endpoint: where to connect.
+    ///   - loop: the event loop the connection lives on.
+    ///   - timeouts: the connect and handshake timeouts.
+    ///   - resolver: resolves host names (the system's `getaddrinfo` on a blocking pool by default).
+    ///   - tunnel: makes the `CONNECT` handshake for TLS endpoints through a proxy (the
+    ///     HTTP layer supplies it); nil: such endpoints fail with `invalidEndpoint`.
     /// - Throws: ``TransportError`` of kind `dnsFailed`, `connectFailed`, `connectTimeout`, `tls`,
     ///   `tlsHandshakeTimeout`, `io`, `invalidEndpoint`, `proxyAuthenticationRequired`,
     ///   `proxyRefused`, `proxyProtocolError`, `proxyTimeout`, `cancelled` or `eventLoopShutDown`.

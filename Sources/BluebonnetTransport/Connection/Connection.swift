@@ -5,7 +5,7 @@ import Synchronization
 
 /// A connected byte stream — TCP, TLS over TCP, or a Unix-domain socket — owned by one event loop.
 ///
-/// Made by ``Connector/connect(to:on:timeouts:resolver:)`` (or leased from a ``ConnectionPool``).
+/// Made by ``Connector/connect(to:on:timeouts:resolver:tunnel:)`` (or leased from a ``ConnectionPool``).
 /// Every method and the ``delegate`` must be used on ``eventLoop``'s thread; the `let` properties
 /// and ``isOpen`` may be read anywhere. Events go to the ``delegate`` on the loop (see
 /// ``ConnectionDelegate`` for when).
@@ -15,12 +15,12 @@ import Synchronization
 ///   engine). While reading is off, a reset by the peer still closes the connection (the delegate
 ///   gets ``TransportError/Kind/io`` or ``TransportError/Kind/connectionClosed``), since the
 ///   readiness it causes cannot be ignored.
-/// - **Writing** never blocks: ``write(_:)`` sends what the kernel takes at once (with one
+/// - **Writing** never blocks: `write(_:)` sends what the kernel takes at once (with one
 ///   gathering `sendmsg`) and queues the rest, which goes out as the socket drains;
 ///   ``pendingWriteBytes`` is the backpressure signal and
 ///   ``ConnectionDelegate/connectionDidDrainWrites(_:)`` says when the queue has emptied. With TLS
 ///   the bytes are encrypted at once and the queue holds ciphertext.
-/// - **Closing**: ``close()`` stops reading, sends what is queued and TLS `close_notify`, then
+/// - **Closing**: `close()` stops reading, sends what is queued and TLS `close_notify`, then
 ///   closes the socket; ``abort()`` closes at once. Either way the delegate hears
 ///   ``ConnectionDelegate/connectionDidClose(_:)`` once, in a later loop task, and is then released
 ///   (which breaks any reference cycle through it). Writes after closing are ignored.
@@ -181,7 +181,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// ``write(_:)`` for one buffer.
+    /// `write(_:)` for one buffer.
     public func write(_ buffer: ByteBuffer) { write([buffer]) }
 
     /// Turns reading on: bytes (and end of stream) go to the delegate. Loop only.

@@ -18,7 +18,7 @@ public protocol ConnectionDelegate: AnyObject {
     /// ``connectionDidClose(_:)`` follows.
     func connection(_ connection: Connection, didFail error: TransportError)
     /// Every queued byte was written after a write had to wait for the socket (not called when
-    /// ``Connection/write(_:)`` wrote everything at once: check ``Connection/pendingWriteBytes``).
+    /// `Connection.write(_:)` wrote everything at once: check ``Connection/pendingWriteBytes``).
     func connectionDidDrainWrites(_ connection: Connection)
     /// The connection is closed; called exactly once, last. The delegate is released afterwards.
     func connectionDidClose(_ connection: Connection)

@@ -13,7 +13,7 @@ import Synchronization
 /// are turned into a versioned "wanted deadline" under the lock and applied on that loop, which
 /// always applies the newest, so arming and disarming cannot be reordered.
 ///
-/// Idle connections are watched (see ``IdleWatcher``): a connection the server closes while it
+/// Idle connections are watched (see `IdleWatcher`): a connection the server closes while it
 /// sits idle is dropped before any request leases it.
 ///
 /// - Warning: shut the pool down (``shutdown()``) before the event loop group: a pool whose loops
@@ -85,9 +85,14 @@ public final class ConnectionPool: Sendable {
 
     /// A pool making connections on `group`'s loops with `configuration`'s limits.
     ///
-    /// - Parameter tunnel: opens `CONNECT` tunnels for TLS endpoints through a proxy (see
-    ///   ``Connector/connect(to:on:timeouts:resolver:tunnel:)``); nil: such leases fail with
-    ///   `invalidEndpoint`.
+    /// - Parameters:
+    ///   - group: the loops connections are made on.
+    ///   - configuration: the limits (per key, in all) and the idle timeout.
+    ///   - connectTimeouts: the timeouts every connect uses.
+    ///   - resolver: resolves host names.
+    ///   - tunnel: opens `CONNECT` tunnels for TLS endpoints through a proxy (see
+    ///     ``Connector/connect(to:on:timeouts:resolver:tunnel:)``); nil: such leases fail with
+    ///     `invalidEndpoint`.
     public init(
         group: EventLoopGroup,
         configuration: PoolStateMachine.Configuration = .init(),

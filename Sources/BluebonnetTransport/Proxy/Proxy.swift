@@ -4,7 +4,7 @@ import BluebonnetTLS
 /// URLs, and the hosts that are reached directly (``NoProxy``).
 ///
 /// Proxies are never used unless configured: build a value yourself, or opt in to the standard
-/// environment variables with ``fromEnvironment(_:)``.
+/// environment variables with ``fromEnvironment(_:proxyTLS:)``.
 ///
 /// ```swift
 /// let everything = Proxy(Proxy.Server(host: "proxy.internal", port: 3128), noProxy: "localhost,.svc")

@@ -251,7 +251,7 @@ public final class MultipartFormData: Sendable {
     ///
     /// - Throws: ``BluebonnetError/multipartEncodingFailed(reason:)``: the first `append`
     ///   failure; `outputStreamURLInvalid` for a URL that is not a file URL;
-    ///   `outputStreamFileAlreadyExists`; `outputStreamWriteFailed` with the ``FileError``
+    ///   `outputStreamFileAlreadyExists`; `outputStreamWriteFailed` with the `FileError`
     ///   (no space, missing directory…); the errors of ``encode()``.
     public func writeEncodedData(to fileURL: URL) throws {
         let body = try makeSegmentedBody()

@@ -51,7 +51,7 @@ extension SegmentedBody {
         ///
         /// - Throws: ``BluebonnetError/multipartEncodingFailed(reason:)`` with
         ///   `bodyPartFileNotReachable` (a file gone), `bodyPartFileSizeChanged`, or
-        ///   `inputStreamReadFailed` (a ``FileError``, a stream's own error,
+        ///   `inputStreamReadFailed` (a `FileError`, a stream's own error,
         ///   ``BluebonnetError/UnexpectedInputStreamLength``, or ``BodyStreamError`` for a stream
         ///   already read).
         mutating func next() async throws(BluebonnetError) -> Data? {
