@@ -14,7 +14,9 @@ extension HTTPRequest {
     ///   is how curl sends one). With a body and no `Content-Type`, `-H 'Content-Type:'` stops
     ///   curl from adding `application/x-www-form-urlencoded`.
     /// - A UTF-8 body without NUL bytes as `--data-raw '…'` (no `@file` interpretation); any
-    ///   other body is piped in: `printf '\ooo…' | curl … --data-binary @-`.
+    ///   other body is piped in: `printf '\ooo…' | curl … --data-binary @-`. A file body is
+    ///   `--data-binary @path`; a stream or a multipart form (whose bytes are not known here)
+    ///   `--data-binary @-`, to be fed on stdin.
     /// - `--globoff` when the URL contains `[`, `]`, `{` or `}` (curl's URL globbing).
     ///
     /// Nothing is redacted by default, as in Alamofire: the point is to replay the request.
@@ -30,7 +32,7 @@ extension HTTPRequest {
         credential: (user: String, password: String)? = nil, redactingHeaders: [String] = []
     ) -> String {
         var lines = ["curl -v"]  // one option with its value per line
-        let hasBody = !(body?.isEmpty ?? true)
+        let hasBody = !content.isEmpty
         switch method {
         case .head: lines.append("--head")
         case .get where !hasBody, .post where hasBody: break
@@ -45,6 +47,17 @@ extension HTTPRequest {
             lines.append("-H " + Self.shellQuoted(value.isEmpty ? "\(header.name);" : "\(header.name): \(value)"))
         }
         var pipe = ""
+        switch content.storage {
+        case .file(let url):
+            // curl reads the file as it sends it, as Bluebonnet does.
+            if !headers.contains(name: "Content-Type") { lines.append("-H " + Self.shellQuoted("Content-Type:")) }
+            lines.append("--data-binary " + Self.shellQuoted("@" + url.path))
+        case .stream, .multipart:
+            // A stream's bytes (or an encoded form's) are not known here: curl reads them from stdin.
+            lines.append("--data-binary @-")
+        case .empty, .data:
+            break
+        }
         if let body, hasBody {
             if !headers.contains(name: "Content-Type") { lines.append("-H " + Self.shellQuoted("Content-Type:")) }
             if !body.contains(0), let text = String(validating: body, as: UTF8.self) {

@@ -84,6 +84,21 @@ import Testing
                 == "curl -v \\\n\t-X PUT \\\n\t-H 'Accept: application/json' \\\n\t-H 'Content-Type:' \\\n\t--data-raw '{}' \\\n\t'https://example.com/a'")
     }
 
+    @Test func fileStreamAndFormBodiesAreReadByCurl() throws {
+        let url = try #require(URL(string: "https://example.com/upload"))
+        let file = HTTPRequest(url: url, method: .put, content: .file(URL(fileURLWithPath: "/srv/my data.bin")))
+        #expect(Self.words(file.cURLDescription())
+            == ["curl", "-v", "-X", "PUT", "-H", "Content-Type:", "--data-binary", "@/srv/my data.bin", "https://example.com/upload"])
+        let stream = HTTPRequest(url: url, method: .post, content: .stream(BodyStream(Data("x".utf8))))
+        #expect(Self.words(stream.cURLDescription()) == ["curl", "-v", "--data-binary", "@-", "https://example.com/upload"])
+        let form = MultipartFormData(boundary: "b")
+        form.append(Data("v".utf8), withName: "n")
+        let multipart = HTTPRequest(
+            url: url, method: .post, headers: ["Content-Type": form.contentType], content: .multipart(form))
+        #expect(Self.words(multipart.cURLDescription())
+            == ["curl", "-v", "-H", "Content-Type: multipart/form-data; boundary=b", "--data-binary", "@-", "https://example.com/upload"])
+    }
+
     @Test func credentialsAndRedaction() {
         let request = TestRequests.make("https://example.com/", headers: ["Authorization": "Bearer secret", "Accept": "*/*"])
         #expect(Self.words(request.cURLDescription(credential: (user: "u", password: "p'w")))
