@@ -88,14 +88,32 @@ final class Fetcher: Fetching {
 
     /// Streams the response into a temporary file beside `path` and renames it over `path` once
     /// the whole body arrived (any status, as curl does); any failure removes the temporary file.
+    ///
+    /// A symbolic link is followed (the file it names is replaced, the link stays). A path that
+    /// is neither a regular file nor a directory — `/dev/null`, `/dev/stdout`, a named pipe — is
+    /// written in place, as curl does: renaming a file over it would replace the device or pipe
+    /// with a regular file.
     private func fetch(_ job: FetchJob, _ request: HTTPRequest, on session: Session, toFile path: String) async -> FetchOutcome {
-        let target = URL(fileURLWithPath: path)
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).bluebonnet-\(UUID().uuidString).part")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: temporary.path)
-        else {
-            return FetchOutcome(url: job.url, error: FetchError(.io, "cannot create a file beside \(path)"))
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let temporary: URL?
+        let handle: FileHandle
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
+            guard let opened = FileHandle(forWritingAtPath: path) else {
+                return FetchOutcome(url: job.url, error: FetchError(.io, "cannot open \(path) for writing"))
+            }
+            handle = opened
+            temporary = nil
+        } else {
+            let beside = target.deletingLastPathComponent()
+                .appendingPathComponent(".\(target.lastPathComponent).bluebonnet-\(UUID().uuidString).part")
+            guard FileManager.default.createFile(atPath: beside.path, contents: nil),
+                let opened = FileHandle(forWritingAtPath: beside.path)
+            else {
+                return FetchOutcome(url: job.url, error: FetchError(.io, "cannot create a file beside \(path)"))
+            }
+            handle = opened
+            temporary = beside
         }
         let streamRequest = session.streamRequest(request)
         Self.reportProgress(of: streamRequest, to: job.progress)
@@ -154,11 +172,11 @@ final class Fetcher: Fetching {
         if failure == nil, completion?.response == nil {
             failure = FetchError(.other, "no response and no error")
         }
-        if failure == nil, rename(temporary.path, path) != 0 {
+        if failure == nil, let temporary, rename(temporary.path, target.path) != 0 {
             failure = FetchError(.io, "cannot move the download to \(path): \(String(cString: strerror(errno)))")
         }
         if let failure {
-            try? FileManager.default.removeItem(at: temporary)
+            if let temporary { try? FileManager.default.removeItem(at: temporary) }
             return FetchOutcome(url: job.url, error: failure, redirects: redirects, metrics: metrics)
         }
         guard let head = completion?.response else {
