@@ -247,7 +247,8 @@ import Testing
         }
     }
 
-    /// A form past the library's 10 MB threshold is streamed part by part; it arrives whole.
+    /// A form past the CLI's 1 MiB threshold (UploadBody.formMemoryThreshold) is streamed part by
+    /// part; it arrives whole. (The form above, 200 KB, is encoded in memory.)
     @Test func aLargeFormIsStreamedAndArrivesWhole() async throws {
         try await withTestServer(.faultServer) { server in
             let folder = try Self.folder()
