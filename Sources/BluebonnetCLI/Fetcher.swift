@@ -284,8 +284,12 @@ final class Fetcher: Fetching {
                     }
                 case .keepFile?:
                     kept += data
-                case .fail?, nil:
+                case .fail?:
                     break
+                case nil:
+                    // The library delivers the head before any body part; never drop bytes silently.
+                    failure = FetchError(.other, "body bytes arrived before the response head")
+                    streamRequest.cancel()
                 }
             case .complete(let done):
                 completion = done
