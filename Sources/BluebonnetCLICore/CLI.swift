@@ -117,22 +117,35 @@ public enum CLI {
                     progress = { received, expected in reporter.update(received: received, expected: expected) }
                 }
                 let outputFile = index < plan.outputFiles.count ? plan.outputFiles[index] : nil
-                let job = plan.job(for: url, progress: progress, outputFile: outputFile, includeHead: options.include)
+                let job = plan.job(for: url, index: index, progress: progress, outputFile: outputFile, includeHead: options.include)
                 outcome = await fetcher.fetch(job)
             }
             reporter?.finish()
             var reported = outcome
             reported.url = url
 
+            // With -C, a response that is not the resource (or a 416 saying the file is whole)
+            // left the -o file as it was: its body is only in the JSON.
+            if reported.outputFileKept {
+                if options.json {
+                    say(out, OutcomeJSON.line(for: reported) + "\n")
+                } else if !options.silent, let status = reported.status, status != 416,
+                    index < plan.outputFiles.count
+                {
+                    say(err, "bluebonnet: \(url): HTTP \(status): \(plan.outputFiles[index]) left as it was (-C)\n")
+                }
+                continue
+            }
+
             // The fetcher streamed the body (and any --include head) into the -o file itself: the
-            // JSON still carries the body (the contract), read back from the file.
+            // JSON still carries the body (the contract), read back from the file (from where this
+            // response's body starts in it, for -C).
             if let file = reported.bodyFile {
                 if options.json {
                     do {
-                        reported.body = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+                        reported.body = try Self.contents(of: file, from: reported.resumedFrom ?? 0)
                     } catch {
-                        reported = FetchOutcome(url: url, error: FetchError(.io, "\(file): \(error)"),
-                                                redirects: reported.redirects, metrics: reported.metrics)
+                        reported = reported.failed(FetchError(.io, "\(file): \(error)"))
                     }
                     say(out, OutcomeJSON.line(for: reported) + "\n")
                 }
@@ -155,7 +168,7 @@ public enum CLI {
                 }
             }
             if reported.gotResponse, let outputError {
-                reported = FetchOutcome(url: url, error: outputError, redirects: reported.redirects, metrics: reported.metrics)
+                reported = reported.failed(outputError)
             }
 
             if options.json {
@@ -163,8 +176,7 @@ public enum CLI {
                     do {
                         try destination.write(reported.body)
                     } catch {
-                        reported = FetchOutcome(url: url, error: FetchError(.io, "\(plan.outputFiles[index]): \(error)"),
-                                                redirects: reported.redirects, metrics: reported.metrics)
+                        reported = reported.failed(FetchError(.io, "\(plan.outputFiles[index]): \(error)"))
                     }
                 }
                 say(out, OutcomeJSON.line(for: reported) + "\n")
@@ -174,7 +186,7 @@ public enum CLI {
                     try destination.write(reported.body)
                     if options.include { try destination.write(trailers(of: reported)) }
                 } catch {
-                    reported = FetchOutcome(url: url, error: FetchError(.io, "writing the body: \(error)"))
+                    reported = reported.failed(FetchError(.io, "writing the body: \(error)"))
                 }
             }
             if let error = reported.error {
@@ -186,6 +198,14 @@ public enum CLI {
         }
         await fetcher.shutdown()
         return allResponded ? ExitStatus.allResponded : ExitStatus.someFailed
+    }
+
+    /// The bytes of the file at `path` from `offset` on.
+    static func contents(of path: String, from offset: Int) throws -> [UInt8] {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        return Array(try handle.readToEnd() ?? Data())
     }
 
     /// The status line and headers as `--include` prints them, CRLF-terminated as on the wire,

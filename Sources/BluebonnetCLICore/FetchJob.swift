@@ -17,8 +17,10 @@ public struct FetchJob: Sendable {
     /// Names given as `-H 'Name:'`: default headers the client must not send (curl's way to
     /// remove an internal header).
     public var removedHeaders: [String]
-    /// The request body (`-d`/`--data-binary`), nil for none.
-    public var body: [UInt8]?
+    /// What the request sends: `-d`, `--data-binary`, `-F`, `-T`.
+    public var content: RequestContent
+    /// The in-memory body, when ``content`` is bytes (nil for none, a file, a stream, a form).
+    public var body: [UInt8]? { content.bytes }
     /// Whether 3xx responses with a `Location` are followed (default true; `--no-location`).
     public var followRedirects: Bool
     /// At most this many redirects are followed (`--max-redirs`, default ``defaultMaxRedirects``); nil for no limit
@@ -43,6 +45,16 @@ public struct FetchJob: Sendable {
     public var outputFile: String?
     /// With `outputFile`: put the `--include` head in the file before the body.
     public var includeHeadInOutputFile: Bool
+    /// `-C -` with `outputFile`: resume into the file from its size, writing it in place.
+    ///
+    /// The fetcher asks for `Range: bytes=<size>-` (nothing when the file is empty or missing)
+    /// and decides on the final response (``ResumePlan``): a 206 whose `Content-Range` starts at
+    /// the size is appended; a 200 rewrites the file from its start; a 416 whose `Content-Range`
+    /// says the file is already whole leaves it as it is, as does any other status (its body is
+    /// kept in ``FetchOutcome/body`` and ``FetchOutcome/outputFileKept`` set); a 206 for other
+    /// bytes, or another 416, is a `resume` error with the file untouched. Bytes that arrived
+    /// before a failure stay in the file, so the same command continues.
+    public var resumesOutputFile: Bool
 
     /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most
     /// ``defaultMaxRedirects``),
@@ -52,7 +64,7 @@ public struct FetchJob: Sendable {
         method: String = "GET",
         headers: [(name: String, value: String)] = [],
         removedHeaders: [String] = [],
-        body: [UInt8]? = nil,
+        content: RequestContent = .none,
         followRedirects: Bool = true,
         maxRedirects: Int? = FetchJob.defaultMaxRedirects,
         caCertPath: String? = nil,
@@ -62,15 +74,17 @@ public struct FetchJob: Sendable {
         noProxy: String? = nil,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         outputFile: String? = nil,
-        includeHeadInOutputFile: Bool = false
+        includeHeadInOutputFile: Bool = false,
+        resumesOutputFile: Bool = false
     ) {
+        self.resumesOutputFile = resumesOutputFile
         self.outputFile = outputFile
         self.includeHeadInOutputFile = includeHeadInOutputFile
         self.url = url
         self.method = method
         self.headers = headers
         self.removedHeaders = removedHeaders
-        self.body = body
+        self.content = content
         self.followRedirects = followRedirects
         self.maxRedirects = maxRedirects
         self.caCertPath = caCertPath

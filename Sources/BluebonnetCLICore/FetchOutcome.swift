@@ -28,6 +28,10 @@ public enum FetchErrorKind: String, Sendable, CaseIterable {
     case io
     /// Anything else.
     case other
+    /// `-C -` could not continue the download: the server sent other bytes than asked for, or a
+    /// 416 that does not say the file is already whole; the file is left as it was. (After
+    /// `other` because kinds only grow: `allCases` keeps its earlier order.)
+    case resume
 }
 
 /// A failure: its kind and a human-readable message (the message is not part of the contract).
@@ -146,6 +150,17 @@ public struct FetchOutcome: Sendable {
     public var bodyLength: Int { bodyFile == nil ? body.count : fileBodyLength }
     /// The length of the body in ``bodyFile``.
     public var fileBodyLength = 0
+    /// The request body's length in bytes (its `Content-Length`, or the bytes read for a chunked
+    /// one); 0 for none.
+    public var uploadLength = 0
+    /// With `-C -`: where in the `-o` file this response's body was written from (the file's
+    /// earlier size for an appended 206, 0 for a rewriting 200), also when the transfer then
+    /// failed; nil when the file was not written (or without `-C`). ``bodyFile``'s body starts
+    /// there.
+    public var resumedFrom: Int?
+    /// With `-C -`: the `-o` file was left as it was (a 416 saying it is already whole, or a
+    /// status that is not the resource); the body, if any, is in ``body``.
+    public var outputFileKept = false
     /// How many redirects were followed.
     public var redirects: Int
     /// Timings.
@@ -182,6 +197,16 @@ public struct FetchOutcome: Sendable {
         self.redirects = redirects
         self.metrics = metrics
         self.error = error
+    }
+
+    /// This outcome turned into a failure (an output file that cannot be written…): no status,
+    /// head or body; what is known (redirects, metrics, the upload's length, where a resumed
+    /// body was written from) is kept.
+    public func failed(_ error: FetchError) -> FetchOutcome {
+        var failure = FetchOutcome(url: url, error: error, redirects: redirects, metrics: metrics)
+        failure.uploadLength = uploadLength
+        failure.resumedFrom = resumedFrom
+        return failure
     }
 
     /// Whether the URL got a response (any status): what the exit status counts.

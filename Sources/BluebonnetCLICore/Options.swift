@@ -31,6 +31,18 @@ struct Options: ParsableCommand {
             help: ArgumentHelp("Body data sent exactly as given (repeatable, joined with '&'); @FILE reads a file byte for byte, @- standard input. Implies POST like -d.", valueName: "DATA"))
     var dataBinary: [String] = []
 
+    @Option(name: [.customShort("F"), .customLong("form")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("A multipart/form-data field, curl's syntax (repeatable): 'name=value', 'name=@FILE' (a file part, streamed), 'name=<FILE' (the file's content as the value), each optionally followed by ';type=MIME' and ';filename=NAME'. Implies POST.", valueName: "FIELD"))
+    var form: [String] = []
+
+    @Option(name: [.customShort("T"), .customLong("upload-file")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("PUT this file (streamed from disk, with Content-Length) to the URL; '-' streams standard input (chunked). Repeatable: the Nth -T is for the Nth URL. A URL ending in '/' gets the file's name appended.", valueName: "FILE"))
+    var uploadFiles: [String] = []
+
+    @Option(name: [.customShort("C"), .customLong("continue-at")], parsing: .unconditional,
+            help: ArgumentHelp("'-C -': resume each download into its -o FILE from the file's size (Range: bytes=SIZE-); a failed download keeps what arrived.", valueName: "-"))
+    var continueAt: String?
+
     @Option(name: [.customShort("o"), .customLong("output")],
             help: ArgumentHelp("Write the body to FILE instead of standard output (repeatable: the Nth -o is for the Nth URL).", valueName: "FILE"))
     var output: [String] = []

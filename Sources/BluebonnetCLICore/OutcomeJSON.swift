@@ -2,16 +2,24 @@ import Foundation
 
 /// The `--json` line for one outcome: the contract other programs read (README.md beside
 /// main.swift). Keys in exactly this order, always all present:
-/// `url, status, reason, version, headers, body_base64, body_length, redirects, metrics, error`.
+/// `url, status, reason, version, headers, body_base64, body_length, redirects, metrics, error,
+/// upload_length, resumed_from`. Keys only ever grow, at the end: the first ten are the original
+/// contract; `upload_length` and `resumed_from` came with `-T`, `-F` and `-C`.
 enum OutcomeJSON {
+    /// The keys, in order.
+    static let keys = [
+        "url", "status", "reason", "version", "headers", "body_base64", "body_length", "redirects", "metrics", "error",
+        "upload_length", "resumed_from",
+    ]
+
     /// The metrics object's keys, in order.
     static let metricsKeys = ["total_ms", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "reused"]
 
     /// One compact JSON object, no trailing newline.
     ///
     /// A failure (`error` set) always has `"status": null`, `"reason": ""`, `"version": ""`,
-    /// `"headers": []`, an empty body, and `"error": {"kind", "message"}`; `redirects` and
-    /// `metrics` say what is known.
+    /// `"headers": []`, an empty body, and `"error": {"kind", "message"}`; `redirects`,
+    /// `metrics`, `upload_length` and `resumed_from` say what is known.
     static func line(for outcome: FetchOutcome) -> String {
         value(for: outcome).serialized()
     }
@@ -39,6 +47,8 @@ enum OutcomeJSON {
             ("redirects", .int(outcome.redirects)),
             ("metrics", metrics(outcome.metrics)),
             ("error", error),
+            ("upload_length", .int(outcome.uploadLength)),
+            ("resumed_from", outcome.resumedFrom.map(JSONValue.int) ?? .null),
         ])
     }
 

@@ -10,10 +10,18 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 /// trust and timeout settings, output files. Built once per run; invalid options throw
 /// `UsageError` before any URL is fetched.
 struct RequestPlan: Equatable {
+    /// The method of a URL without `-T`: `-X` as given, else POST with a body, else GET.
     var method: String
+    /// The method of a URL with a `-T` file: `-X` as given, else PUT (curl's).
+    var uploadMethod: String
     var headers: [Header]
     var removedHeaders: [String]
-    var body: [UInt8]?
+    /// What a URL without `-T` sends (`-d`, `--data-binary`, `-F`).
+    var content: RequestContent
+    /// `-T`: the Nth upload is for the Nth URL; URLs past the list send ``content``.
+    var uploads: [Upload]
+    /// `-C -`: every URL resumes into its `-o` file.
+    var resumesOutputFiles: Bool
     var followRedirects: Bool
     var maxRedirects: Int?
     var caCertPath: String?
@@ -31,6 +39,37 @@ struct RequestPlan: Equatable {
         var value: String
     }
 
+    /// One `-T` file: what it sends, and the path as given (for the URL's file name).
+    struct Upload: Equatable {
+        var path: String
+        var content: RequestContent
+    }
+
+    /// What a path names, for the options that read files.
+    enum FileKind: Equatable {
+        /// Nothing readable there.
+        case missing
+        /// A regular file: streamed from disk with its size.
+        case regular
+        /// Something else that can be read (a pipe, a device): read as it comes.
+        case other
+    }
+
+    /// The in-memory body of a URL without `-T`, when it is bytes (nil for none, a file, a form).
+    var body: [UInt8]? { content.bytes }
+
+    /// What `path` names, symbolic links followed (`stat(2)`), if it can be read (`access(2)`);
+    /// a directory is `missing`.
+    static func fileKind(atPath path: String) -> FileKind {
+        var status = stat()
+        guard stat(path, &status) == 0, access(path, R_OK) == 0 else { return .missing }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .missing
+        default: return .other
+        }
+    }
+
     /// The default `Content-Type` of `-d` and `--data-binary`, as curl sends.
     static let formContentType = "application/x-www-form-urlencoded"
 
@@ -40,36 +79,63 @@ struct RequestPlan: Equatable {
         _ options: Options,
         readFile: (String) -> [UInt8]? = { path in FileManager.default.contents(atPath: path).map { Array($0) } },
         readStandardInput: () -> [UInt8] = { Array(FileHandle.standardInput.readDataToEndOfFile()) },
-        fileExists: (String) -> Bool = { FileManager.default.isReadableFile(atPath: $0) }
+        fileExists: (String) -> Bool = { FileManager.default.isReadableFile(atPath: $0) },
+        fileKind: (String) -> FileKind = RequestPlan.fileKind(atPath:)
     ) throws(UsageError) {
         // Body: -d strips CR/LF from @FILE (curl's rule), --data-binary is exact; pieces are
-        // joined with '&' as curl does. Mixing the two would lose curl's ordering, so it is refused.
+        // joined with '&' as curl does. Mixing the two would lose curl's ordering, so it is refused;
+        // so is mixing either with -F or -T (curl: one request method).
         if !options.data.isEmpty && !options.dataBinary.isEmpty {
             throw UsageError("-d/--data and --data-binary cannot be combined")
         }
-        var pieces: [[UInt8]] = []
-        for item in options.data {
-            var bytes = try Self.read(item, option: "-d", readFile: readFile, readStandardInput: readStandardInput)
-            if item.hasPrefix("@") { bytes.removeAll { $0 == 0x0D || $0 == 0x0A } }
-            pieces.append(bytes)
+        let hasData = !options.data.isEmpty || !options.dataBinary.isEmpty
+        if !options.form.isEmpty && hasData {
+            throw UsageError("-F/--form cannot be combined with -d/--data or --data-binary")
         }
-        for item in options.dataBinary {
-            pieces.append(try Self.read(item, option: "--data-binary", readFile: readFile, readStandardInput: readStandardInput))
+        if !options.uploadFiles.isEmpty && (hasData || !options.form.isEmpty) {
+            throw UsageError("-T/--upload-file cannot be combined with -d/--data, --data-binary or -F/--form")
         }
-        if pieces.isEmpty {
-            body = nil
+        if !options.data.isEmpty {
+            var pieces: [[UInt8]] = []
+            for item in options.data {
+                var bytes = try Self.read(item, option: "-d", readFile: readFile, readStandardInput: readStandardInput)
+                if item.hasPrefix("@") { bytes.removeAll { $0 == 0x0D || $0 == 0x0A } }
+                pieces.append(bytes)
+            }
+            content = .bytes(Array(pieces.joined(separator: [UInt8(ascii: "&")])))
+        } else if !options.dataBinary.isEmpty {
+            content = try Self.dataBinary(
+                options.dataBinary, readFile: readFile, readStandardInput: readStandardInput, fileKind: fileKind)
+        } else if !options.form.isEmpty {
+            content = .form(try options.form.map { argument throws(UsageError) in
+                try Self.formField(argument, readFile: readFile, readStandardInput: readStandardInput, fileKind: fileKind)
+            })
         } else {
-            body = Array(pieces.joined(separator: [UInt8(ascii: "&")]))
+            content = .none
         }
 
-        // Method: -X as given (a token), else POST with a body, else GET.
+        if options.uploadFiles.count > max(options.urls.count, 1) {
+            throw UsageError("more -T files (\(options.uploadFiles.count)) than URLs (\(options.urls.count))")
+        }
+        uploads = try options.uploadFiles.map { path throws(UsageError) in
+            if path == "-" { return Upload(path: path, content: .stream(path: "-")) }
+            switch fileKind(path) {
+            case .regular: return Upload(path: path, content: .file(path: path))
+            case .other: return Upload(path: path, content: .stream(path: path))
+            case .missing: throw UsageError("-T \(path): no such readable file")
+            }
+        }
+
+        // Method: -X as given (a token), else POST with a body, else GET; PUT for -T.
         if let given = options.method {
             guard !given.isEmpty, given.utf8.allSatisfy(Self.isTokenByte) else {
                 throw UsageError("-X \(given): not a valid method token")
             }
             method = given
+            uploadMethod = given
         } else {
-            method = body == nil ? "GET" : "POST"
+            method = content.isNone ? "GET" : "POST"
+            uploadMethod = "PUT"
         }
 
         // Headers: 'Name: value' adds, 'Name:' removes a default header, 'Name;' sends it empty.
@@ -98,7 +164,7 @@ struct RequestPlan: Equatable {
         }
         let hasContentType = headers.contains { $0.name.lowercased() == "content-type" }
             || removed.contains { $0.lowercased() == "content-type" }
-        if body != nil && !hasContentType {
+        if hasData && !hasContentType {
             headers.append(Header(name: "Content-Type", value: Self.formContentType))
         }
         self.headers = headers
@@ -141,19 +207,156 @@ struct RequestPlan: Equatable {
             throw UsageError("more -o files (\(options.output.count)) than URLs (\(options.urls.count))")
         }
         outputFiles = options.output
+
+        // -C -: resume each URL's -o file from its size. curl's `-C N` (an offset that need not
+        // be the file's size) is refused: appending at another offset corrupts the file.
+        if let offset = options.continueAt {
+            guard offset == "-" else {
+                if Int(offset) != nil {
+                    throw UsageError("-C \(offset): only '-C -' is supported (resume from the size of the -o file)")
+                }
+                throw UsageError("-C \(offset.debugDescription): expected '-' (resume from the size of the -o file)")
+            }
+            guard options.output.count == options.urls.count else {
+                throw UsageError("-C - needs an -o FILE for every URL (\(options.output.count) -o for \(options.urls.count) URLs)")
+            }
+            guard !options.include else {
+                throw UsageError("-C - cannot be combined with -i/--include (the head would be spliced into the file)")
+            }
+            guard content.isNone && uploads.isEmpty else {
+                throw UsageError("-C - resumes downloads: it cannot be combined with -d, --data-binary, -F or -T")
+            }
+            // Ranges count the bytes of the representation as stored: ask for it unencoded, unless
+            // a -H says otherwise.
+            let namesEncoding = headers.contains { $0.name.lowercased() == "accept-encoding" }
+                || removed.contains { $0.lowercased() == "accept-encoding" }
+            if !namesEncoding {
+                self.headers.append(Header(name: "Accept-Encoding", value: "identity"))
+            }
+            resumesOutputFiles = true
+        } else {
+            resumesOutputFiles = false
+        }
     }
 
-    /// The job for one URL.
+    /// `--data-binary` items: bytes in memory, except regular files (`@FILE`), which are streamed
+    /// from disk. One file alone is a file body (sent again as it is on a 307/308); pieces with
+    /// files among them are joined with '&' and sent once.
+    private static func dataBinary(
+        _ items: [String], readFile: (String) -> [UInt8]?, readStandardInput: () -> [UInt8],
+        fileKind: (String) -> FileKind
+    ) throws(UsageError) -> RequestContent {
+        var pieces: [RequestContent.DataPiece] = []
+        for (index, item) in items.enumerated() {
+            if index > 0 { pieces.append(.bytes([UInt8(ascii: "&")])) }
+            if item.hasPrefix("@") && item != "@-" {
+                let path = String(item.dropFirst())
+                switch fileKind(path) {
+                case .regular:
+                    pieces.append(.file(path: path))
+                    continue
+                case .missing:
+                    throw UsageError("--data-binary @\(path): cannot read the file")
+                case .other:
+                    break  // a pipe or a device: read whole, as before
+                }
+            }
+            pieces.append(.bytes(try read(item, option: "--data-binary", readFile: readFile, readStandardInput: readStandardInput)))
+        }
+        // Adjacent bytes become one piece.
+        var merged: [RequestContent.DataPiece] = []
+        for piece in pieces {
+            if case .bytes(let more) = piece, case .bytes(let bytes)? = merged.last {
+                merged[merged.count - 1] = .bytes(bytes + more)
+            } else {
+                merged.append(piece)
+            }
+        }
+        switch merged.count {
+        case 0: return .bytes([])
+        case 1:
+            switch merged[0] {
+            case .bytes(let bytes): return .bytes(bytes)
+            case .file(let path): return .file(path: path)
+            }
+        default:
+            return .pieces(merged)
+        }
+    }
+
+    /// One `-F` field: its files looked at (a file part must be a regular file), a `<FILE`
+    /// read.
+    private static func formField(
+        _ argument: String, readFile: (String) -> [UInt8]?, readStandardInput: () -> [UInt8],
+        fileKind: (String) -> FileKind
+    ) throws(UsageError) -> FormField {
+        let specification = try FormSpecification.parse(argument)
+        for text in [specification.name, specification.fileName ?? "", specification.contentType ?? ""]
+        where text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            throw UsageError("-F \(argument.debugDescription): a name, file name or type may not contain CR, LF or NUL")
+        }
+        switch specification.source {
+        case .text(let text):
+            return FormField(name: specification.name, value: .text(Array(text.utf8)), fileName: specification.fileName,
+                             contentType: specification.contentType)
+        case .contentOf(let path):
+            let bytes: [UInt8]
+            if path == "-" {
+                bytes = readStandardInput()
+            } else {
+                guard let read = readFile(path) else { throw UsageError("-F \(argument.debugDescription): cannot read \(path)") }
+                bytes = read
+            }
+            return FormField(name: specification.name, value: .text(bytes), contentType: specification.contentType)
+        case .file(let path):
+            switch fileKind(path) {
+            case .regular:
+                break
+            case .missing:
+                throw UsageError("-F \(argument.debugDescription): no such readable file \(path)")
+            case .other:
+                throw UsageError("-F \(argument.debugDescription): \(path) is not a regular file (a file part is streamed with its size; '<FILE' reads a pipe as a value)")
+            }
+            let fileName = specification.fileName ?? URL(fileURLWithPath: path).lastPathComponent
+            return FormField(name: specification.name, value: .file(path: path), fileName: fileName,
+                             contentType: specification.contentType)
+        }
+    }
+
+    /// The job for the URL at `index` on the command line (its `-T` file, if any).
     func job(
-        for url: String, progress: (@Sendable (Int64, Int64?) -> Void)?, outputFile: String? = nil, includeHead: Bool = false
+        for url: String, index: Int = 0, progress: (@Sendable (Int64, Int64?) -> Void)?, outputFile: String? = nil,
+        includeHead: Bool = false
     ) -> FetchJob {
-        FetchJob(
-            url: Self.withScheme(url), method: method,
+        let upload = index < uploads.count ? uploads[index] : nil
+        var target = Self.withScheme(url)
+        if let upload, upload.path != "-" {
+            target = Self.appendingFileName(of: upload.path, to: target)
+        }
+        return FetchJob(
+            url: target, method: upload == nil ? method : uploadMethod,
             headers: headers.map { (name: $0.name, value: $0.value) }, removedHeaders: removedHeaders,
-            body: body, followRedirects: followRedirects, maxRedirects: maxRedirects,
+            content: upload?.content ?? content, followRedirects: followRedirects, maxRedirects: maxRedirects,
             caCertPath: caCertPath, insecure: insecure, timeout: timeout, proxy: proxy, noProxy: noProxy,
-            progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead
+            progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead,
+            resumesOutputFile: resumesOutputFiles && outputFile != nil
         )
+    }
+
+    /// curl's `-T` rule: a URL without a file part (its path empty or ending in `/`) gets the
+    /// uploaded file's name, percent-encoded (`http://h/dir/` + `a b.txt` → `http://h/dir/a%20b.txt`).
+    static func appendingFileName(of path: String, to url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        let current = components.percentEncodedPath
+        guard current.isEmpty || current.hasSuffix("/") else { return url }
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;")
+        guard !name.isEmpty, name != "/", let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed) else {
+            return url
+        }
+        components.percentEncodedPath = (current.isEmpty ? "/" : current) + encoded
+        return components.string ?? url
     }
 
     /// Whether this plan sends HEAD (no body is expected, so no progress bar).

@@ -104,4 +104,82 @@ enum CLIBinary {
         let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
         return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr, arguments: arguments)
     }
+
+    /// What a measured run did: its exit status, standard error, and its peak resident set size
+    /// (`ru_maxrss`: the kernel's high-water mark for the process, not a sample).
+    struct Measured: CustomStringConvertible {
+        let status: Int32
+        let stderr: String
+        let peakResidentKiB: Int
+        let arguments: [String]
+
+        var description: String {
+            "bluebonnet \(arguments.joined(separator: " ")) → status \(status), peak RSS \(peakResidentKiB) KiB\n--- stderr\n\(stderr.prefix(2000))"
+        }
+    }
+
+    /// Forks (a real fork, not vfork), runs the executable with standard output discarded, reaps
+    /// it with `wait4` and prints `<ru_maxrss KiB> <exit status>`.
+    ///
+    /// Why a Python go-between: Linux records the high-water mark of the memory a process had
+    /// *before* its exec in its `ru_maxrss`, and a child made with `posix_spawn` (vfork) shares
+    /// its parent's memory until then, so spawned straight from this test process the executable
+    /// would report the test runner's own size. Forked from a small interpreter, it starts from
+    /// the interpreter's ~10 MiB, below the CLI's own footprint. (`/usr/bin/time -v` measures the
+    /// same way; it is not installed everywhere, python3 is: the fixture servers need it.)
+    static let peakMemoryScript = """
+        import os, sys
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            os.execv(sys.argv[1], sys.argv[1:])
+        _, status, usage = os.wait4(pid, 0)
+        print(usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+        """
+
+    /// Runs the executable with `arguments` (standard input and output /dev/null) and reports
+    /// its peak resident set size (see ``peakMemoryScript``).
+    static func runMeasuringPeakMemory(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> Measured {
+        let executable = try path()
+        let python = try TestServer.program("python3", setupHint: "installs python3")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-rss-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("stdout")
+        let errURL = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? outHandle.close()
+            try? errHandle.close()
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", peakMemoryScript, executable] + arguments
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw Missing(description: "bluebonnet \(arguments) did not exit within \(timeout)")
+        }
+        process.waitUntilExit()
+        let report = ((try? String(contentsOf: outURL, encoding: .utf8)) ?? "").split(separator: " ")
+            .map { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        guard report.count == 2, let peak = report[0], let status = report[1] else {
+            throw Missing(description: "the measuring script said nothing usable; stderr:\n\(stderr)")
+        }
+        return Measured(status: Int32(status), stderr: stderr, peakResidentKiB: peak, arguments: arguments)
+    }
 }

@@ -54,6 +54,54 @@ import Testing
         }
     }
 
+    /// `-o` a named pipe (as `-o /dev/null` or `/dev/stdout`): written in place, as curl does,
+    /// never replaced by a renamed regular file. The test holds the read end open (non-blocking,
+    /// so that it never waits on a writer); the 5000 bytes fit in the pipe's buffer, so the CLI
+    /// writes them all and exits before they are read.
+    @Test func aNamedPipeIsWrittenInPlaceNotReplaced() async throws {
+        try await withTestServer(.faultServer) { server in
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let fifo = folder.appendingPathComponent("pipe")
+            try #require(mkfifo(fifo.path, 0o600) == 0)
+            let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+            try #require(reader >= 0)
+            defer { close(reader) }
+            let run = try await CLIBinary.run(["-o", fifo.path, "\(server.baseURL)/ok?size=5000"])
+            #expect(run.status == 0, "\(run)")
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 8192)
+            while true {
+                let count = read(reader, &buffer, buffer.count)
+                guard count > 0 else { break }
+                received += buffer[..<count]
+            }
+            let exact = received == CLIBinaryTests.patternBytes(5000)
+            #expect(exact, "read \(received.count) bytes from the pipe, not the 5000 sent")
+            var status = stat()
+            #expect(stat(fifo.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a named pipe")
+            #expect(try Self.contents(folder) == ["pipe"], "no temporary file left behind")
+        }
+    }
+
+    /// `-o` a symbolic link: the file it names gets the body, the link stays a link.
+    @Test func aSymbolicLinkIsFollowed() async throws {
+        try await withTestServer(.faultServer) { server in
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let real = folder.appendingPathComponent("real.bin")
+            let link = folder.appendingPathComponent("link.bin")
+            try Data("old".utf8).write(to: real)
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.bin")
+            let run = try await CLIBinary.run(["-o", link.path, "\(server.baseURL)/ok?size=100"])
+            #expect(run.status == 0, "\(run)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real.bin")
+            let exact = Array(try Data(contentsOf: real)) == CLIBinaryTests.patternBytes(100)
+            #expect(exact, "the file the link names has the body")
+            #expect(try Self.contents(folder) == ["link.bin", "real.bin"])
+        }
+    }
+
     /// `--include` with `-o`: the head, then the body, in the file.
     @Test func includePutsTheHeadBeforeTheBodyInTheFile() async throws {
         try await withTestServer(.faultServer) { server in
@@ -81,7 +129,7 @@ import Testing
             #expect(body.count == 5000)
             #expect(line["body_length"] as? Int == 5000)
             #expect(Data(base64Encoded: line["body_base64"] as? String ?? "") == body)
-            #expect(Array(line.keys).count == 10)
+            #expect(Array(line.keys).count == 12)
         }
     }
 }

@@ -89,7 +89,7 @@ import Testing
             {"url":"http://h/b","status":404,"reason":"Not Found","version":"HTTP/1.1",\
             "headers":[["Content-Type","text/plain"],["Content-Length","4"]],"body_base64":"bm9wZQ==",\
             "body_length":4,"redirects":2,"metrics":{"total_ms":null,"dns_ms":null,"connect_ms":null,\
-            "tls_ms":null,"first_byte_ms":null,"reused":null},"error":null}
+            "tls_ms":null,"first_byte_ms":null,"reused":null},"error":null,"upload_length":0,"resumed_from":null}
             """)
         #expect(lines[1].contains(#""status":null"#) && lines[1].contains(#""kind":"connect""#))
         #expect(lines[2].contains(#""body_base64":"Ym9keS1h""#))
@@ -198,6 +198,84 @@ import Testing
             #expect(job.timeout == 2)
             #expect(job.progress == nil)
         }
+    }
+
+    // MARK: Transfers (-C, -T)
+
+    /// With -C, a response that is not the resource leaves the -o file alone: the command does not
+    /// open it, the body is only in the JSON, and people get a note (not for a 416 saying the
+    /// file is whole, not with -s).
+    @Test func aKeptOutputFileIsNotWrittenAndItsBodyIsOnlyInTheJSON() async {
+        var notFound = FetchOutcome(url: "http://h/gone", status: 404, reason: "Not Found", version: "HTTP/1.1", headers: [],
+                                    body: Array("nope".utf8))
+        notFound.outputFileKept = true
+        var whole = FetchOutcome(url: "http://h/whole", status: 416, reason: "Range Not Satisfiable", version: "HTTP/1.1",
+                                 headers: [HeaderField("Content-Range", "bytes */10")], body: Array("416".utf8))
+        whole.outputFileKept = true
+        let fetcher = FakeFetcher(["http://h/gone": notFound, "http://h/whole": whole])
+        let run = await Run.cli(["-C", "-", "-o", "a", "-o", "b", "http://h/gone", "http://h/whole"], fetcher: fetcher)
+        #expect(run.status == 0)
+        #expect(run.files.isEmpty, "no -o file was opened")
+        #expect(run.stdout == "")
+        #expect(run.stderr == "bluebonnet: http://h/gone: HTTP 404: a left as it was (-C)\n")
+        #expect(fetcher.jobs.map(\.resumesOutputFile) == [true, true])
+        #expect(fetcher.jobs.map(\.outputFile) == ["a", "b"])
+        let silent = await Run.cli(["-s", "-C", "-", "-o", "a", "http://h/gone"], fetcher: fetcher)
+        #expect(silent.stderr == "" && silent.status == 0)
+        let json = await Run.cli(["--json", "-C", "-", "-o", "a", "-o", "b", "http://h/gone", "http://h/whole"], fetcher: fetcher)
+        #expect(json.status == 0)
+        #expect(json.files.isEmpty)
+        #expect(json.stderr == "")
+        let lines = json.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains(#""status":404,"#) == true)
+        #expect(lines.first?.contains(#""body_base64":"bm9wZQ==","body_length":4,"#) == true)
+        #expect(lines.last?.contains(#""status":416,"#) == true)
+        #expect(lines.last?.hasSuffix(#""error":null,"upload_length":0,"resumed_from":null}"#) == true)
+    }
+
+    /// A resumed body is the part of the -o file from where this response's body starts: that is
+    /// what the JSON carries, with `resumed_from` saying where.
+    @Test func aResumedBodyIsReadBackFromWhereItStarts() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-run-\(UUID().uuidString)")
+        try Data("0123456789".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var appended = FetchOutcome(url: "http://h/r", status: 206, reason: "Partial Content", version: "HTTP/1.1",
+                                    headers: [HeaderField("Content-Range", "bytes 4-9/10")], body: [])
+        appended.bodyFile = file.path
+        appended.fileBodyLength = 6
+        appended.resumedFrom = 4
+        let run = await Run.cli(["--json", "-C", "-", "-o", file.path, "http://h/r"], fetcher: FakeFetcher(["http://h/r": appended]))
+        #expect(run.status == 0)
+        #expect(run.stdout.contains(#""body_base64":"NDU2Nzg5","body_length":6,"#), "\(run.stdout)")
+        #expect(run.stdout.hasSuffix(#""upload_length":0,"resumed_from":4}"# + "\n"), "\(run.stdout)")
+        #expect(run.files.isEmpty, "the fetcher wrote the file itself")
+    }
+
+    /// `upload_length` comes from the outcome, for responses and failures alike.
+    @Test func theUploadLengthIsInTheJSON() async {
+        var sent = FakeFetcher.ok("http://h/put", "ok")
+        sent.uploadLength = 1_500_000
+        let failed = sent.failed(FetchError(.io, "disk"))
+        let run = await Run.cli(["--json", "http://h/put", "http://h/fail"],
+                                fetcher: FakeFetcher(["http://h/put": sent, "http://h/fail": failed]))
+        #expect(run.status == 1)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.hasSuffix(#""upload_length":1500000,"resumed_from":null}"#) }, "\(run.stdout)")
+    }
+
+    /// `-T` gives its URL a PUT of the file, the file's name appended to a URL ending in '/'.
+    @Test func anUploadJobPutsTheFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-up-\(UUID().uuidString).bin")
+        try Data("up".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fetcher = FakeFetcher()
+        _ = await Run.cli(["-T", file.path, "http://h/dir/", "http://h/get"], fetcher: fetcher)
+        let jobs = fetcher.jobs
+        #expect(jobs.map(\.method) == ["PUT", "GET"])
+        #expect(jobs.map(\.url) == ["http://h/dir/\(file.lastPathComponent)", "http://h/get"])
+        #expect(jobs.map(\.content) == [.file(path: file.path), .none])
     }
 
     // MARK: Progress bar

@@ -2,18 +2,25 @@
 import Testing
 
 @Suite struct RequestPlanTests {
-    func plan(_ arguments: [String], files: [String: String] = [:], stdin: String = "") throws -> RequestPlan {
-        let options = try Options.parse(arguments + ["http://h/"])
+    /// The plan for `arguments` and one URL (or `urls`), with `files` as regular files and
+    /// `pipes` as readable files that are not regular.
+    func plan(
+        _ arguments: [String], files: [String: String] = [:], pipes: [String: String] = [:], stdin: String = "",
+        urls: [String] = ["http://h/"]
+    ) throws -> RequestPlan {
+        let options = try Options.parse(arguments + urls)
         return try RequestPlan(
             options,
-            readFile: { files[$0].map { Array($0.utf8) } },
+            readFile: { (files[$0] ?? pipes[$0]).map { Array($0.utf8) } },
             readStandardInput: { Array(stdin.utf8) },
-            fileExists: { files[$0] != nil })
+            fileExists: { files[$0] != nil },
+            fileKind: { files[$0] != nil ? .regular : pipes[$0] != nil ? .other : .missing })
     }
 
-    func usageError(_ arguments: [String], files: [String: String] = [:]) -> String? {
+    func usageError(_ arguments: [String], files: [String: String] = [:], pipes: [String: String] = [:],
+                    urls: [String] = ["http://h/"]) -> String? {
         do {
-            _ = try plan(arguments, files: files)
+            _ = try plan(arguments, files: files, pipes: pipes, urls: urls)
             return nil
         } catch let error as UsageError {
             return error.description
@@ -80,11 +87,28 @@ import Testing
         #expect(plan.body == Array("a=1b=2".utf8))
     }
 
-    @Test func dataBinaryAtFileIsExact() throws {
+    /// A regular file is streamed from disk (sent byte for byte), never read here.
+    @Test func dataBinaryAtFileIsStreamedFromTheFile() throws {
         let plan = try plan(["--data-binary", "@raw.bin"], files: ["raw.bin": "a\r\nb\n"])
-        #expect(plan.body == Array("a\r\nb\n".utf8))
+        #expect(plan.content == .file(path: "raw.bin"))
+        #expect(plan.body == nil)
         #expect(plan.method == "POST")
         #expect(plan.headers.map(\.name) == ["Content-Type"])
+        #expect(plan.job(for: "http://h/", progress: nil).content == .file(path: "raw.bin"))
+    }
+
+    /// A pipe or a device (`@<(cmd)`, `@/dev/stdin`) has no size: read whole, byte for byte, as before.
+    @Test func dataBinaryAtAPipeIsReadExactly() throws {
+        let plan = try plan(["--data-binary", "@/dev/fd/63"], pipes: ["/dev/fd/63": "a\r\nb\n"])
+        #expect(plan.body == Array("a\r\nb\n".utf8))
+    }
+
+    /// Pieces are joined with '&' as curl does; files among them stay files (streamed).
+    @Test func dataBinaryPiecesKeepTheirFilesAndJoinWithAmpersands() throws {
+        let plan = try plan(["--data-binary", "a=1", "--data-binary", "@big.bin", "--data-binary", "b=2", "--data-binary", "@-"],
+                            files: ["big.bin": "BIG"], stdin: "in")
+        #expect(plan.content == .pieces([.bytes(Array("a=1&".utf8)), .file(path: "big.bin"), .bytes(Array("&b=2&in".utf8))]))
+        #expect(try self.plan(["--data-binary", "a", "--data-binary", "b"]).content == .bytes(Array("a&b".utf8)))
     }
 
     @Test func atDashReadsStandardInput() throws {
