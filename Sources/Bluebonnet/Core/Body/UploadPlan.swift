@@ -70,9 +70,10 @@ final class UploadPlan: Sendable {
                 throw .requestBodyFailed(reason: .streamNotReplayable)
             }
             if body.length < threshold, body.isReplayable {
-                // Small: one buffer (reading its files now), sent with the head.
-                var reader = body.makeReader(chunkSize: max(1, Int(body.length)))
-                var bytes = ByteBuffer()
+                // Small: one buffer of the form's size (reading its files now, 64 KiB at a time,
+                // so the form is in memory once), sent with the head.
+                var reader = body.makeReader()
+                var bytes = ByteBuffer(capacity: Int(body.length))
                 while let chunk = try reader.nextSynchronously() { bytes.writeBytes(chunk) }
                 return UploadPlan(body: bytes.readableBytes == 0 ? .none : .bytes(bytes), isReplayable: true)
             }
