@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
+        // The swift-openapi-runtime `ClientTransport`: opt in, so that the core's graph stays light.
+        .library(name: "BluebonnetOpenAPI", targets: ["BluebonnetOpenAPI"]),
         .executable(name: "bluebonnet", targets: ["BluebonnetCLI"]),
     ],
     dependencies: [
@@ -22,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `swift package generate-documentation` (scripts/docs.sh): a command plugin, nothing is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // BluebonnetOpenAPI only (the OpenAPI transport); the core targets do not depend on them.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C edge
@@ -74,6 +79,16 @@ let package = Package(
             name: "BluebonnetFoundation",
             dependencies: ["Bluebonnet"]
         ),
+        // Swift OpenAPI Generator's `ClientTransport` over a `Session` (opt-in product).
+        .target(
+            name: "BluebonnetOpenAPI",
+            dependencies: [
+                "Bluebonnet",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+
         // MARK: The `bluebonnet` CLI
 
         // Everything but the Session calls: options, output modes, the JSON writer, exit codes,
@@ -141,6 +156,17 @@ let package = Package(
         .testTarget(
             name: "BluebonnetFoundationTests",
             dependencies: ["BluebonnetFoundation", "Bluebonnet"]
+        ),
+        .testTarget(
+            name: "BluebonnetOpenAPITests",
+            // Generated/ is the client swift-openapi-generator makes from OpenAPI/openapi.yaml,
+            // committed (scripts/openapi-generate.sh remakes it) so the build needs no generator.
+            dependencies: [
+                "BluebonnetOpenAPI", "Bluebonnet", "BluebonnetTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["OpenAPI"]
         ),
         .testTarget(
             name: "BluebonnetCLITests",

@@ -31,6 +31,11 @@ import Testing
             []
         ),
         "BluebonnetFoundation": (["Bluebonnet", "BluebonnetCore", "Foundation"], []),
+        // The OpenAPI transport (opt-in product): the public API plus swift-openapi-runtime and
+        // swift-http-types, whose types its `ClientTransport` conformance speaks.
+        "BluebonnetOpenAPI": (
+            ["Bluebonnet", "BluebonnetCore", "OpenAPIRuntime", "HTTPTypes", "FoundationEssentials", "Foundation"], []
+        ),
         "BluebonnetCLI": (["Bluebonnet", "BluebonnetCore", "ArgumentParser", "Foundation", "BluebonnetCLICore"], []),
         // The CLI's logic (options, output, JSON, progress), kept apart from the Session calls
         // so that it is testable with a fake fetcher; the same allowed set as BluebonnetCLI.

@@ -260,26 +260,48 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 protocol DecodableStreamSerializerMarker {}
 extension DecodableStreamSerializer: DecodableStreamSerializerMarker {}
 
-/// What a stream request's pipeline shares with its ``DataStreamRequest``: the channel and the
-/// `onHTTPResponse` handlers.
+/// What a stream request's pipeline shares with its ``DataStreamRequest``: the channel, the
+/// `onHTTPResponse` handlers and the waiters for the delivered head.
 final class StreamingContext: Sendable {
     let channel: ResponseStreamChannel
     private let responseHandlers = Mutex<[(DispatchQueue, @Sendable (HTTPResponse) -> Void)]>([])
-    private let delivered = Mutex<HTTPResponse?>(nil)
+    private let delivered = Mutex<Delivery>(Delivery())
+
+    /// The delivered head, and who waits for it until then.
+    private struct Delivery {
+        var response: HTTPResponse?
+        var waiters: [@Sendable (HTTPResponse) -> Void] = []
+    }
 
     init(channel: ResponseStreamChannel = ResponseStreamChannel()) {
         self.channel = channel
     }
 
-    var deliveredResponse: HTTPResponse? { delivered.withLock { $0 } }
+    var deliveredResponse: HTTPResponse? { delivered.withLock { $0.response } }
 
     func addResponseHandler(queue: DispatchQueue, _ handler: @escaping @Sendable (HTTPResponse) -> Void) {
         responseHandlers.withLock { $0.append((queue, handler)) }
     }
 
+    /// Calls `body` with the delivered head, on the pipeline's thread when it is delivered (at
+    /// once when it already was). A request that finishes without delivering one never calls it.
+    func whenDelivered(_ body: @escaping @Sendable (HTTPResponse) -> Void) {
+        let ready = delivered.withLock { delivery -> HTTPResponse? in
+            if let response = delivery.response { return response }
+            delivery.waiters.append(body)
+            return nil
+        }
+        if let ready { body(ready) }
+    }
+
     /// The pipeline is about to deliver `response`'s body.
     func responseDelivered(_ response: HTTPResponse) {
-        delivered.withLock { $0 = response }
+        let waiters = delivered.withLock { delivery in
+            delivery.response = response
+            defer { delivery.waiters = [] }
+            return delivery.waiters
+        }
+        for waiter in waiters { waiter(response) }
         let handlers = responseHandlers.withLock { $0 }
         for (queue, handler) in handlers { queue.async { handler(response) } }
     }
