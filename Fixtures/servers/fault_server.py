@@ -32,7 +32,7 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /stall-body?size=N&after=K           | head with Content-Length N (default 1000) + K bytes (default N/2), then nothing; closes when the client does |
 | /slow?bytes_per_s=B&size=N           | Content-Length N (default 1000) sent at about B bytes/s (default 1000), 20 ms steps |
 | /no-read                             | reads the head only, shrinks the socket's SO_RCVBUF to 4 KiB and stops reading, never answers: a large upload blocks (idle-write timeout); closes after --hold s |
-| /resumable?size=N&cut=K&etag=E&lm=0  | a resumable resource: N bytes of the pattern (default 100000) with `ETag: "E"` (default `v1`; `W/"E"` when `weak=1`) and, unless `lm=0`, a fixed `Last-Modified`; `Accept-Ranges: bytes`. `Range: bytes=S-` (and `S-E`) gets 206 with `Content-Range` when `If-Range` is absent or matches, the whole 200 otherwise; a range past the end gets 416 with `Content-Range: bytes */N`. With `cut=K`, a response that starts at byte 0 sends only K body bytes, then FIN (a download cut once, so a resumed request completes) |
+| /resumable?size=N&cut=K&etag=E&lm=0  | a resumable resource: N bytes of the pattern (default 100000) with `ETag: "E"` (default `v1`; `W/"E"` when `weak=1`) and, unless `lm=0`, a fixed `Last-Modified`; `Accept-Ranges: bytes`. `Range: bytes=S-` (and `S-E`) gets 206 with `Content-Range` when `If-Range` is absent or matches, the whole 200 otherwise; a range past the end gets 416 with `Content-Range: bytes */N`. With `cut=K`, a response that starts at byte 0 sends only K body bytes, then FIN (a download cut once, so a resumed request completes); with `hold=1` it stalls there instead, until the client closes |
 | /form                                | reads a multipart/form-data body (at most 64 MiB) and answers JSON {"multipart", "defects", "body_length", "parts": [{"name", "filename", "content_type", "length", "sha256"}]} as Python's standard `email` parser reads it (an independent check of what a client sends), keep-alive |
 | /garbage                             | 1 KiB of deterministic random-looking non-HTTP bytes, then FIN |
 | /raw?b64=DATA                        | exactly the base64-decoded DATA (standard or URL-safe alphabet, padding optional), then FIN |
@@ -365,7 +365,12 @@ class Connection:
             return not close
         if cut >= 0 and start == 0 and cut < len(body):
             self.writer.write(out + body[:cut])
-            await self.fin()
+            if req.query.get("hold", "0") == "1":
+                # Stall after the cut instead of closing: the client decides how it ends.
+                await self.writer.drain()
+                await self.hold_until_peer_closes()
+            else:
+                await self.fin()
             return False
         self.writer.write(out + body)
         await self.writer.drain()

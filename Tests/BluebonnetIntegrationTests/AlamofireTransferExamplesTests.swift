@@ -63,7 +63,9 @@ struct AlamofireTransferExamplesTests {
                 .responseData { continuation.resume(returning: $0) }
         }
         #expect(Self.isPNG(response.value))
-        #expect(fractions.withLock { $0.last } == 1.0)
+        // The progress closure runs on a concurrent queue: values may land after the response
+        // and out of order (as with Alamofire), so look for the final one among them.
+        #expect(await eventually { fractions.withLock { $0.contains(1.0) } })
         if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
     }
 

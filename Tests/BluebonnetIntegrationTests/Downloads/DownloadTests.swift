@@ -223,9 +223,10 @@ struct DownloadTests {
             #expect(resumeData == nil)
             #expect(await eventually { Self.contents(folder).isEmpty })
 
-            let resumable = session.download("\(base)/resumable?size=5000000&cut=4000000", to: Self.to(folder.appendingPathComponent("y")))
+            // It stalls after 400,000 bytes: the cancellation, not the server, ends it.
+            let resumable = session.download("\(base)/resumable?size=5000000&cut=400000&hold=1", to: Self.to(folder.appendingPathComponent("y")))
             resumable.resume()
-            #expect(await eventually { resumable.download.bytesWritten > 0 })
+            #expect(await eventually { resumable.download.bytesWritten == 400_000 })
             resumable.cancel(producingResumeData: true)
             let response = await resumable.serializingDownloadedFileURL().response
             #expect(response.error?.isExplicitlyCancelledError == true)
