@@ -1,8 +1,10 @@
 // swift-tools-version: 6.0
 //
 // Bluebonnet: an HTTP client for Swift services on Linux, on its own stack.
-// The target graph mirrors ../shared/ARCHITECTURE.md ("Layers, bottom to top");
-// `BluebonnetArchitectureTests` checks every import in Sources/ against that table.
+// The target graph is described in ARCHITECTURE.md (repository root): its "Targets" table lists
+// every target here with the modules it may import, its "Test targets" table the test targets.
+// `BluebonnetArchitectureTests` holds this file, Sources/ and Tests/ to those tables: add a
+// target there when you add one here.
 import PackageDescription
 
 let package = Package(

@@ -1,9 +1,9 @@
 // swift-tools-version: 6.1
 //
 // Bluebonnet's benchmarks: a package of their own so that the library's graph never sees
-// package-benchmark or the peers we measure against (../shared/STYLE.md §20, ARCHITECTURE.md
-// "Where things live"). Run with `scripts/bench.sh` (package-benchmark suites) and
-// `scripts/throughput.sh` (the throughput harness, README main job) from the repository root.
+// package-benchmark or the peers we measure against (../ARCHITECTURE.md, "Where things live").
+// Run with `scripts/bench.sh` (package-benchmark suites) and `scripts/throughput.sh` (the
+// throughput harness, README main job) from the repository root.
 import PackageDescription
 
 let package = Package(

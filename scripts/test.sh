@@ -4,6 +4,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The repository stands alone: nothing in it may reach for a folder beside or outside the
+# checkout (the corpus, the replay server and the design doc used to live in a shared folder next
+# to it). Checked first, before anything is installed or built. The patterns are written so that
+# this file does not match itself.
+echo "== standalone check"
+found=0
+grep -rInE --exclude-dir='.build*' --exclude-dir=.swiftpm \
+  -e '\.\./shared' -e '/work/share[d]' -e "[\"']shared[\"']" \
+  Sources Tests scripts Fixtures Fuzz Benchmarks Package.swift || found=$?
+if [ "$found" -eq 0 ]; then
+  echo "FAIL: the lines above refer to a shared folder outside the repository; what the build and the tests need belongs inside it (Fixtures/, ARCHITECTURE.md)" >&2
+  exit 1
+elif [ "$found" -ne 1 ]; then
+  echo "FAIL: the standalone check could not read the tree (grep status $found)" >&2
+  exit 1
+fi
+
 bash scripts/setup.sh
 
 log=$(mktemp)

@@ -3,8 +3,8 @@
 
     python3 Fixtures/fuzz/make-seeds.py [path/to/cases.json]
 
-response-parser/: one file per case of the shared HTTP/1 response corpus
-(../shared/corpora/http1-responses/responses/cases.json, the raw_b64 of each case), plus the
+response-parser/: one file per case of the HTTP/1 response corpus
+(Fixtures/corpora/http1-responses/responses/cases.json, the raw_b64 of each case), plus the
 hand-written cases below. Each file is one control byte followed by the bytes a server sent. The
 control byte is what FuzzResponseParser reads: bits 0-1 the request method (0 GET, 1 HEAD,
 2 CONNECT, 3 none recorded), bits 2-7 the piece size of the split run minus one. A case's method
@@ -21,7 +21,7 @@ import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_CASES = os.path.join(HERE, "..", "..", "..", "shared", "corpora", "http1-responses",
+DEFAULT_CASES = os.path.join(HERE, "..", "corpora", "http1-responses",
                              "responses", "cases.json")
 METHODS = {"GET": 0, "HEAD": 1, "CONNECT": 2}
 PIECE_SIZES = [1, 2, 3, 7, 16, 64]

@@ -1,7 +1,7 @@
 """The HTTP/1.1 request-head parser Bluebonnet's Python fixtures share (standard library only).
 
-fault_server.py and proxy_server.py import it from beside themselves (Python puts a script's own
-folder first on sys.path).
+fault_server.py, proxy_server.py and replay_server.py import it from beside themselves (Python
+puts a script's own folder first on sys.path).
 """
 
 

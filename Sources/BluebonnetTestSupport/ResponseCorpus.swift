@@ -1,8 +1,8 @@
 import Foundation
 
-/// The shared HTTP/1.x response corpus (`../shared/corpora/http1-responses`): raw responses with the
+/// The HTTP/1.x response corpus (`Fixtures/corpora/http1-responses`): raw responses with the
 /// outcome a correct client must give, and the scoring rules of its README, usable by any layer's
-/// tests (the parser sans-I/O, the Session API against the replay server).
+/// tests (the parser sans-I/O, the Session API against `Fixtures/servers/replay_server.py`).
 public struct ResponseCorpus: Sendable {
     /// One raw response and what must come of it.
     public struct Case: Sendable, Identifiable {
@@ -62,10 +62,13 @@ public struct ResponseCorpus: Sendable {
 
     public let cases: [Case]
 
-    /// Loads the corpus from `../shared/corpora/http1-responses/responses/cases.json` (or
-    /// `$BLUEBONNET_CORPORA`); throws a message saying how to fix a missing corpus.
+    /// The corpus file, relative to `Fixtures/`.
+    public static let path = "corpora/http1-responses/responses/cases.json"
+
+    /// Loads the corpus from `Fixtures/corpora/http1-responses/responses/cases.json`; throws a
+    /// message saying how to fix a missing corpus.
     public static func load(from file: StaticString = #filePath) throws -> ResponseCorpus {
-        let url = try FixturePaths.corpora("http1-responses/responses/cases.json", from: file)
+        let url = try FixturePaths.fixture(path, from: file)
         let data = try Data(contentsOf: url)
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             let cases = root["cases"] as? [[String: Any]]

@@ -14,7 +14,7 @@ import Synchronization
 /// `start` spawns the process in its own process group with stdin from /dev/null and stdout and
 /// stderr in log files under a fresh temporary folder, then waits for a readiness signal that
 /// the server itself gives once its socket is listening: the fault server's `LISTENING <port>`
-/// line, the replay server's `... on http://127.0.0.1:<port>/` line, gunicorn's
+/// line, the replay server's `LISTENING <port> CASES <count>` line, gunicorn's
 /// `Listening at: http://127.0.0.1:<port>`, `openssl s_server`'s `ACCEPT 127.0.0.1:<port>`, and
 /// for nginx (which prints nothing) its pid file holding the child's PID — nginx writes it after
 /// binding its sockets — followed by a TCP connect. Those signals are found by re-reading the log
@@ -45,7 +45,8 @@ public final class TestServer: Sendable {
         case nginx(tls: Bool)
         /// httpbin under gunicorn (gthread worker, keep-alive), from the venv setup.sh makes.
         case httpbin
-        /// The HTTP/1 response corpus replay server (`../shared/corpora/http1-responses`).
+        /// `Fixtures/servers/replay_server.py`: the HTTP/1 response corpus
+        /// (`Fixtures/corpora/http1-responses`), each case's raw bytes at `/case/<id>`.
         case replay
         /// `openssl s_server -accept 127.0.0.1:0` followed by `arguments` (certificates, `-www`,
         /// ...). stdin is /dev/null, so pass a mode that does not need a terminal (`-www`,
@@ -163,11 +164,12 @@ public final class TestServer: Sendable {
             return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
 
         case .replay:
-            let script = try FixturePaths.corpora("http1-responses/replay_server.py")
+            let script = try FixturePaths.fixture("servers/replay_server.py")
             let python = try program("python3", setupHint: "installs python3")
             let child = try Child.spawn(python, [script.path, "0"], logs: directory)
             let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
-                portAfter("on http://127.0.0.1:", in: line)
+                let words = line.split(separator: " ")
+                return words.count == 4 && words[0] == "LISTENING" && words[2] == "CASES" ? Int(words[1]) : nil
             }
             return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
 

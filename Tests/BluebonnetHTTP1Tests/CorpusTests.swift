@@ -2,9 +2,9 @@ import BluebonnetHTTP1
 import BluebonnetTestSupport
 import Testing
 
-/// Every case of the shared HTTP/1.x response corpus through the parser (sans-I/O), whole and
-/// drip-fed. Gates on MUST and SHOULD cases (or an outcome the case lists as also acceptable);
-/// MAY cases are reported.
+/// Every case of the HTTP/1.x response corpus (`Fixtures/corpora/http1-responses`) through the
+/// parser (sans-I/O), whole and drip-fed. Gates on MUST and SHOULD cases (or an outcome the case
+/// lists as also acceptable); MAY cases are reported.
 @Suite struct CorpusTests {
     static let corpus: Result<ResponseCorpus, any Error> = Result { try ResponseCorpus.load() }
 

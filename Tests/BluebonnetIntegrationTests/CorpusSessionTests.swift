@@ -3,8 +3,8 @@ import BluebonnetTestSupport
 import FoundationEssentials
 import Testing
 
-/// Every case of the shared HTTP/1.x response corpus through the public `Session` API against
-/// the corpus replay server (`../shared/corpora/http1-responses/README.md`): the method per case,
+/// Every case of the HTTP/1.x response corpus (`Fixtures/corpora/http1-responses/README.md`)
+/// through the public `Session` API against `Fixtures/servers/replay_server.py`: the method per case,
 /// the unserialized response (any status, empty bodies fine) with 5 s timeouts, then `/conn` on
 /// the same session to see whether the connection was reused. One replay server for the suite;
 /// each case runs whole, in 7-byte pieces and byte by byte, four cases at a time.

@@ -4,10 +4,10 @@ import BluebonnetHTTP1
 import BluebonnetTestSupport
 import Testing
 
-/// The shared HTTP/1.x response corpus through the exchange's state machine and the in-memory
-/// collector (content decoding included), in seeded random pieces: what a caller of the exchange
-/// sees must match what a correct client gives. Gates on MUST and SHOULD cases; MAY cases are
-/// reported.
+/// The HTTP/1.x response corpus (`Fixtures/corpora/http1-responses`) through the exchange's state
+/// machine and the in-memory collector (content decoding included), in seeded random pieces: what
+/// a caller of the exchange sees must match what a correct client gives. Gates on MUST and SHOULD
+/// cases; MAY cases are reported.
 @Suite struct ExchangeCorpusTests {
     static let corpus: Result<ResponseCorpus, any Error> = Result { try ResponseCorpus.load() }
 
