@@ -54,7 +54,7 @@ enum TestCertificates {
 /// Waits until `condition` holds, checking it every 2 ms, for at most `timeout`: bounded polling of
 /// state that changes on another thread (an event loop), never a fixed sleep. Returns whether the
 /// condition held.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+func eventually(within timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

@@ -90,8 +90,10 @@ struct ResponseMetricsTests {
 
     @Test func aFailedConnectIsATransactionWithoutALease() async throws {
         let session = Session()
-        let port = try TestServer.freeLoopbackPort()
-        let response = await session.request("http://127.0.0.1:\(port)/").serializingData().response
+        // A port nothing can take while the test runs (a free port could be an nginx's by now).
+        let response = try await TestServer.withRefusingLoopbackPort { port in
+            await session.request("http://127.0.0.1:\(port)/").serializingData().response
+        }
         #expect(response.error != nil)
         let t = try #require(response.metrics?.transactions.first)
         #expect(t.leaseEnd == nil && t.requestSent == nil && t.firstResponseByte == nil && t.status == nil)
