@@ -189,7 +189,15 @@ public struct FileDescriptor: ~Copyable, Sendable {
 }
 
 /// Closes its descriptor on `deinit` unless closed or released first.
-private struct OwnedDescriptor: ~Copyable, Sendable {
+///
+/// Internal, not private: with Swift 6.3.1 at `-O` (default cross-module optimization), another
+/// module that destroys a `FileDescriptor` references this field type's metadata directly, and a
+/// private type's symbol is local to this module, so a release build that uses downloads failed
+/// to link ("undefined reference to `$s15BluebonnetPosix15OwnedDescriptor…LLVN`" from
+/// `DownloadContext.prepareNow`). A two-module reduction (a public `~Copyable` struct with a private
+/// `~Copyable` field that has a `deinit`) crashes the compiler instead: "Global is external, but
+/// doesn't have external or weak linkage!".
+struct OwnedDescriptor: ~Copyable, Sendable {
     let descriptor: CInt
 
     deinit {
