@@ -284,15 +284,15 @@ struct SinkLog {
             notes.append("nginx: \(verdict.bad) bad upload(s), first: \(verdict.firstProblem ?? "")")
         }
         if verdict.lines > 0 {
-            var how = "nginx read \(verdict.lines - verdict.bad)/\(verdict.lines) bodies in full"
+            // Without counts, so that the rounds' notes are one line in the table's notes.
+            var how = verdict.bad == 0 ? "nginx read every body whole" : "nginx read \(verdict.lines - verdict.bad)/\(verdict.lines) bodies whole"
             how += verdict.expectContinue == verdict.lines
-                ? ", all with Expect: 100-continue" : verdict.expectContinue == 0 ? ", no Expect: 100-continue" : ", \(verdict.expectContinue) with Expect: 100-continue"
-            if verdict.chunked > 0 {
-                how += verdict.chunked == verdict.lines ? ", all chunked" : ", \(verdict.chunked) chunked"
-            }
+                ? ", Expect: 100-continue" : verdict.expectContinue == 0 ? ", no Expect: 100-continue" : ", Expect: 100-continue on some"
+            how += verdict.chunked == verdict.lines ? ", chunked" : verdict.chunked == 0 ? ", Content-Length" : ", chunked on some"
             notes.append(how)
         }
-        result.note = ([result.note].compactMap(\.self) + notes).joined(separator: "; ")
+        let all = [result.note].compactMap(\.self) + notes
+        result.note = all.isEmpty ? nil : all.joined(separator: "; ")
     }
 }
 
