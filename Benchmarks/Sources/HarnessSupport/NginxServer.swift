@@ -13,16 +13,22 @@ import Synchronization
 public final class NginxServer: Sendable {
     public let port: Int
     public let tlsPort: Int
+    /// The folder nginx serves files from.
+    public let docroot: String
     private let pid: pid_t
     private let prefix: String
     private let stopped = Mutex(false)
 
-    private init(port: Int, tlsPort: Int, pid: pid_t, prefix: String) {
+    private init(port: Int, tlsPort: Int, docroot: String, pid: pid_t, prefix: String) {
         self.port = port
         self.tlsPort = tlsPort
+        self.docroot = docroot
         self.pid = pid
         self.prefix = prefix
     }
+
+    /// nginx's logs: error.log, and sink.log (one line per request to /sink).
+    public var logFolder: String { prefix + "/logs" }
 
     public static func start(repo: RepoPaths, workFolder: String) throws -> NginxServer {
         guard let nginx = Files.which("nginx") else { throw HarnessError("nginx not found: run scripts/setup.sh") }
@@ -40,7 +46,7 @@ public final class NginxServer: Sendable {
             let child = try ChildProcess.spawn(
                 [nginx, "-p", prefix + "/", "-c", prefix + "/nginx.conf", "-e", prefix + "/logs/error.log"],
                 stdout: prefix + "/logs/stdout.log", stderr: prefix + "/logs/stderr.log", newProcessGroup: true)
-            let server = NginxServer(port: port, tlsPort: tlsPort, pid: child.pid, prefix: prefix)
+            let server = NginxServer(port: port, tlsPort: tlsPort, docroot: docroot, pid: child.pid, prefix: prefix)
             if server.waitUntilReady(timeout: 30) { return server }
             server.stop()
             lastError = (Files.read(prefix + "/logs/error.log") ?? "") + (Files.read(prefix + "/logs/stderr.log") ?? "")

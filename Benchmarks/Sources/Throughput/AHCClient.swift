@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOFileSystem
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
@@ -82,5 +83,109 @@ final class AHCClient: LoadClient {
     func shutdown() async {
         try? await client.shutdown()
         try? await group.shutdownGracefully()
+    }
+}
+
+/// AsyncHTTPClient 1.37 in the transfer scenarios, each the way its documentation suggests:
+/// - download: `FileDownloadDelegate(path:)` with `execute(request:delegate:)` (writes on the
+///   client's file I/O thread pool, one write per body part, each awaited before the next read);
+/// - upload: the async API with `HTTPClientRequest.Body.stream` over NIOFileSystem's
+///   `readChunks()` (128 KiB chunks read on NIOFileSystem's threads) and `length: .known`;
+/// - multipart: AsyncHTTPClient has no form encoder, so the body is built here as a stream
+///   (`MultipartChunks`): the part's head, the same file chunks, the closing boundary, with the
+///   length known up front. The same bytes as curl's `-F file=@…` (see `MultipartLayout`).
+/// The client is set up as `AHCClient` (one `HTTPClient`, one event loop per core, HTTP/1.1).
+final class AHCTransferClient: TransferClient {
+    private let group: MultiThreadedEventLoopGroup
+    private let client: HTTPClient
+    private let kind: Transfer.Kind
+    private let bytes: Int
+    private let url: String
+    private let setup: TransferSetup
+
+    init(scenario: Scenario, baseURL: String, setup: TransferSetup) throws {
+        self.kind = scenario.transfer?.kind ?? .download
+        self.bytes = scenario.transfer?.bytes ?? 0
+        self.url = baseURL + scenario.path
+        self.setup = setup
+        group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        var configuration = HTTPClient.Configuration()
+        configuration.httpVersion = .http1Only
+        configuration.timeout = .init(connect: .seconds(30), read: .seconds(120))
+        client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+    }
+
+    func transfer() async throws -> Int {
+        switch kind {
+        case .download:
+            let request = try HTTPClient.Request(url: url)
+            let delegate = try FileDownloadDelegate(path: setup.file)
+            let progress = try await client.execute(request: request, delegate: delegate).futureResult.get()
+            guard progress.head.status == .ok else { throw CheckFailure("status \(progress.head.status.code)") }
+            guard progress.receivedBytes == bytes else {
+                throw CheckFailure("received \(progress.receivedBytes) bytes, expected \(bytes)")
+            }
+        case .upload, .multipart:
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(setup.file)) { file in
+                var request = HTTPClientRequest(url: url)
+                if kind == .upload {
+                    request.method = .PUT
+                    request.body = .stream(file.readChunks(), length: .known(Int64(bytes)))
+                } else {
+                    let layout = MultipartLayout(fileName: (setup.file as NSString).lastPathComponent, fileBytes: bytes)
+                    request.method = .POST
+                    request.headers.add(name: "Content-Type", value: layout.contentType)
+                    request.body = .stream(
+                        MultipartChunks(layout: layout, file: file.readChunks()), length: .known(Int64(layout.length)))
+                }
+                let response = try await client.execute(request, timeout: .seconds(600))
+                _ = try await response.body.collect(upTo: 1 << 20)
+                guard response.status.code == 204 else { throw CheckFailure("status \(response.status.code)") }
+            }
+        }
+        return bytes
+    }
+
+    func check() async throws {
+        guard kind == .download else { return }
+        try TransferCheck.verifyDownload(setup.file, bytes: bytes, sha256: setup.sha256)
+    }
+
+    func shutdown() async {
+        try? await client.shutdown()
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// A one-file multipart form as an async sequence of buffers: the part's head, the file's
+/// chunks as they are read, the closing boundary. Nothing but one chunk is in memory at a time.
+struct MultipartChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let layout: MultipartLayout
+    let file: FileChunks
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        enum Phase { case head, file, done }
+        var phase = Phase.head
+        let layout: MultipartLayout
+        var file: FileChunks.AsyncIterator
+
+        mutating func next() async throws -> ByteBuffer? {
+            switch phase {
+            case .head:
+                phase = .file
+                return ByteBuffer(bytes: layout.head)
+            case .file:
+                if let chunk = try await file.next() { return chunk }
+                phase = .done
+                return ByteBuffer(bytes: layout.tail)
+            case .done:
+                return nil
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(layout: layout, file: file.makeAsyncIterator())
     }
 }

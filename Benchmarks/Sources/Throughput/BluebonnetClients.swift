@@ -152,3 +152,86 @@ final class ByteCounter: Sendable {
     func add(_ count: Int) { total.withLock { $0 += count } }
     var count: Int { total.withLock { $0 } }
 }
+
+/// Bluebonnet in the transfer scenarios, as the library's users would write it:
+/// - download: `session.download(url, to: { _, _ in (destination, [.removePreviousFile]) })`,
+///   awaited with `serializingDownloadedFileURL()` (closure: `response { }`). The body streams
+///   into a temporary file next to the destination, is fsynced, then renamed into place.
+/// - upload: `session.upload(fileURL, to: url, method: .put)`, awaited with `serializingData()`
+///   (closure: `response { }`): the file streamed from disk with `Content-Length`, `Expect:
+///   100-continue` (above 1 MiB, the default).
+/// - multipart: `session.upload(multipartFormData: { $0.append(fileURL, withName: "file") }, to: url)`:
+///   above `encodingMemoryThreshold` (10 MB) the form is streamed part by part.
+/// One `Session` per worker with its defaults, except that it offers no gzip (as every other
+/// client here); status checked (200 for the download, 204 for the uploads).
+final class BluebonnetTransferClient: TransferClient {
+    private let session: Session
+    private let scenario: Scenario
+    private let kind: Transfer.Kind
+    private let bytes: Int
+    private let url: String
+    private let setup: TransferSetup
+    private let closureStyle: Bool
+
+    init(closureStyle: Bool, scenario: Scenario, baseURL: String, setup: TransferSetup) {
+        self.scenario = scenario
+        self.kind = scenario.transfer?.kind ?? .download
+        self.bytes = scenario.transfer?.bytes ?? 0
+        self.url = baseURL + scenario.path
+        self.setup = setup
+        self.closureStyle = closureStyle
+        var configuration = SessionConfiguration()
+        configuration.headers.remove(name: "Accept-Encoding")
+        session = Session(configuration: configuration)
+    }
+
+    func transfer() async throws -> Int {
+        let outcome: (status: Int?, error: BluebonnetError?, fileURL: URL?)
+        switch kind {
+        case .download:
+            let destination = URL(fileURLWithPath: setup.file)
+            let request = session.download(url, to: { _, _ in (destination, [.removePreviousFile]) })
+            if closureStyle {
+                let response = await withCheckedContinuation { continuation in
+                    request.response { continuation.resume(returning: $0) }
+                }
+                outcome = (response.response?.statusCode, response.error, response.fileURL)
+            } else {
+                let response = await request.serializingDownloadedFileURL().response
+                outcome = (response.response?.statusCode, response.error, response.value)
+            }
+            if let error = outcome.error { throw error }
+            guard outcome.fileURL?.path == destination.path else {
+                throw CheckFailure("file at \(outcome.fileURL?.path ?? "nil"), expected \(destination.path)")
+            }
+        case .upload, .multipart:
+            let fileURL = URL(fileURLWithPath: setup.file)
+            let request =
+                kind == .upload
+                ? session.upload(fileURL, to: url, method: .put)
+                : session.upload(multipartFormData: { $0.append(fileURL, withName: "file") }, to: url)
+            if closureStyle {
+                let response = await withCheckedContinuation { continuation in
+                    request.response { continuation.resume(returning: $0) }
+                }
+                outcome = (response.response?.statusCode, response.error, nil)
+            } else {
+                let response = await request.serializingData().response
+                outcome = (response.response?.statusCode, response.error, nil)
+            }
+            if let error = outcome.error { throw error }
+        }
+        let expected = kind == .download ? 200 : 204
+        guard outcome.status == expected else { throw CheckFailure("status \(outcome.status.map(String.init) ?? "none")") }
+        return bytes
+    }
+
+    func check() async throws {
+        guard kind == .download else { return }
+        try TransferCheck.verifyDownload(setup.file, bytes: bytes, sha256: setup.sha256)
+    }
+
+    func shutdown() async {
+        await session.shutdown()
+    }
+}

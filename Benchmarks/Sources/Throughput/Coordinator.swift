@@ -26,7 +26,7 @@ struct Coordinator: ParsableCommand {
     @Option(help: "Comma-separated scenario names (default: all; see --list).")
     var scenarios: String?
 
-    @Option(help: "Comma-separated clients (default: bluebonnet-async,bluebonnet-closure,ahc,urlsession,wrk,cref).")
+    @Option(help: "Comma-separated clients (default: bluebonnet-async,bluebonnet-closure,ahc,urlsession,wrk,cref,curl).")
     var clients: String?
 
     @Option(help: "Where results go (default: <repo>/results).")
@@ -41,13 +41,14 @@ struct Coordinator: ParsableCommand {
     @Flag(help: "List the scenarios and clients, then exit.")
     var list = false
 
-    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .ahc, .urlsession, .wrk, .cref]
+    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .ahc, .urlsession, .wrk, .cref, .curl]
 
     func run() throws {
         if list {
             for scenario in Scenario.all {
                 let clients = ClientKind.allCases.filter { scenario.runs($0) }.map(\.rawValue)
-                print("\(scenario.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(scenario.title)  [\(clients.joined(separator: ", "))]")
+                let when = scenario.transfer.map { $0.quickSize ? "  (--quick)" : "  (full run)" } ?? ""
+                print("\(scenario.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(scenario.title)  [\(clients.joined(separator: ", "))]\(when)")
             }
             return
         }
@@ -66,11 +67,18 @@ struct Coordinator: ParsableCommand {
         let server = try NginxServer.start(repo: repo, workFolder: work)
         defer { server.stop() }
         say("throughput: nginx on http://127.0.0.1:\(server.port) and https://127.0.0.1:\(server.tlsPort) (one worker)")
+        let fixtures = TransferFixtures(work: work)
+        defer { fixtures.remove() }
+        if selectedScenarios.contains(where: { $0.transfer != nil }) {
+            say("throughput: making the transfer files (download sources in the docroot, upload sources in \(work))")
+            try fixtures.prepare(selectedScenarios, docroot: server.docroot, work: work, repo: repo)
+        }
 
         let runner = RunRunner(
             repo: repo, server: server, work: work, crefBinary: crefBinary, settings: settings,
             selfExecutable: Machine.executablePath(),
-            caBundle: try Machine.caBundleWithTestCA(repo: repo, work: work))
+            caBundle: try Machine.caBundleWithTestCA(repo: repo, work: work), fixtures: fixtures,
+            sinkLog: SinkLog(path: server.logFolder + "/sink.log"))
         let plan = selectedScenarios.map { scenario in
             (scenario, selectedClients.filter { scenario.runs($0) })
         }
@@ -115,7 +123,7 @@ struct Coordinator: ParsableCommand {
     }
 
     private func selectScenarios() throws -> [Scenario] {
-        guard let scenarios else { return Scenario.all }
+        guard let scenarios else { return Scenario.all.filter { $0.isDefault(quick: quick) } }
         return try scenarios.split(separator: ",").map {
             guard let scenario = Scenario.named(String($0)) else {
                 throw ValidationError("unknown scenario \($0) (see --list)")
@@ -134,9 +142,10 @@ struct Coordinator: ParsableCommand {
         }.sorted()
     }
 
-    /// nginx, wrk, a C compiler, python3 and unshare; scripts/setup.sh installs what is missing.
+    /// nginx, wrk, a C compiler, python3, unshare, curl and openssl (SHA-256 of the downloads);
+    /// scripts/setup.sh installs what is missing.
     private func ensureTools(_ repo: RepoPaths) throws {
-        let needed = ["nginx", "wrk", "cc", "python3", "unshare"]
+        let needed = ["nginx", "wrk", "cc", "python3", "unshare", "curl", "openssl"]
         let missing = needed.filter { Files.which($0) == nil }
         guard !missing.isEmpty else { return }
         if noSetup { throw HarnessError("missing \(missing.joined(separator: ", ")): run scripts/setup.sh") }
@@ -190,12 +199,30 @@ struct RunRunner {
     let selfExecutable: String
     /// The system CA bundle plus Fixtures/certs/ca.pem, for URLSession (see URLSessionClient).
     let caBundle: String
+    let fixtures: TransferFixtures
+    let sinkLog: SinkLog
 
     func run(_ client: ClientKind, _ scenario: Scenario, round: Int) -> WorkerResult {
+        guard let transfer = scenario.transfer, transfer.kind != .download else {
+            return runOnce(client, scenario, round: round)
+        }
+        // An upload: what nginx logged of the bodies this run sent is part of its result.
+        let mark = sinkLog.mark()
+        var result = runOnce(client, scenario, round: round)
+        SinkLog.apply(sinkLog.verify(since: mark, bodyBytes: transfer.bytes, multipart: transfer.kind == .multipart), to: &result)
+        return result
+    }
+
+    private func runOnce(_ client: ClientKind, _ scenario: Scenario, round: Int) -> WorkerResult {
         let port = scenario.tls ? server.tlsPort : server.port
         let baseURL = "\(scenario.tls ? "https" : "http")://127.0.0.1:\(port)"
         let stem = "\(work)/\(scenario.name)-\(client.rawValue)-r\(round)"
-        let timeout = settings.warmup + settings.duration + 120
+        // A transfer runs whole transfers past the interval, and a slow client takes long.
+        let timeout = settings.warmup + settings.duration + (scenario.transfer == nil ? 120 : 900)
+        let transfer = fixtures.setup(for: scenario, client: client)
+        if scenario.transfer != nil && transfer == nil {
+            return .failed(client.rawValue, scenario.name, "the transfer files were not made")
+        }
         do {
             switch client {
             case .wrk:
@@ -211,6 +238,11 @@ struct RunRunner {
                     stdout: stem + ".out", stderr: stem + ".err"
                 ).wait(timeout: timeout)
                 return Wrk.parse((Files.read(stem + ".out") ?? "") + (Files.read(stem + ".err") ?? ""), scenario: scenario, exit: exit)
+            case .curl:
+                guard let transfer else { return .failed(client.rawValue, scenario.name, "curl runs the transfer scenarios only") }
+                return CurlTransfers.run(
+                    scenario: scenario, url: baseURL + scenario.path, setup: transfer, stem: stem,
+                    warmup: settings.warmup, duration: settings.duration)
             case .cref:
                 let arguments = CReference.arguments(
                     binary: crefBinary, scenario: scenario, port: port, caFile: repo.caFile,
@@ -222,6 +254,10 @@ struct RunRunner {
                     "--base-url", baseURL, "--ca", repo.caFile, "--warmup", "\(settings.warmup)",
                     "--duration", "\(settings.duration)",
                 ]
+                if let transfer {
+                    arguments += ["--transfer-file", transfer.file]
+                    if let sha256 = transfer.sha256 { arguments += ["--sha256", sha256] }
+                }
                 if client == .urlsession && scenario.tls { arguments = Machine.trustWrapper(bundle: caBundle) + arguments }
                 return try jsonResult(arguments, client: client, scenario: scenario, stem: stem, timeout: timeout)
             }

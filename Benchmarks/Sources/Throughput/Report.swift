@@ -59,19 +59,29 @@ struct ScenarioSummary: Codable {
                     : "this client's requests/s ÷ \($0.rawValue)'s, per round (the share of the reference)"
             }
         let byRound = Dictionary(grouping: records, by: \.round)
+        /// Per round: `numerator`'s requests/s ÷ `denominator`'s.
+        func ratios(_ numerator: ClientKind, _ denominator: ClientKind) -> [Double] {
+            byRound.values.compactMap { round in
+                guard let top = round.first(where: { $0.result.client == numerator.rawValue })?.result,
+                    let bottom = round.first(where: { $0.result.client == denominator.rawValue })?.result,
+                    top.rate > 0, bottom.rate > 0
+                else { return nil }
+                return top.rate / bottom.rate
+            }
+        }
+        let reference = scenario.reference.flatMap { clients.contains($0) ? $0 : nil }
         let summaries = clients.map { client in
             let mine = records.filter { $0.result.client == client.rawValue }.map(\.result)
-            var ratios: [Double] = []
+            var baselineRatios: [Double] = []
             if let baseline, baseline != client {
-                for (_, round) in byRound {
-                    guard let own = round.first(where: { $0.result.client == client.rawValue })?.result,
-                        let base = round.first(where: { $0.result.client == baseline.rawValue })?.result,
-                        own.rate > 0, base.rate > 0
-                    else { continue }
-                    ratios.append(baseline.isBluebonnet ? base.rate / own.rate : own.rate / base.rate)
-                }
+                baselineRatios = baseline.isBluebonnet ? ratios(baseline, client) : ratios(client, baseline)
             }
-            return ClientSummary.make(client: client, scenario: scenario, results: mine, ratios: ratios)
+            var summary = ClientSummary.make(client: client, scenario: scenario, results: mine, ratios: baselineRatios)
+            if let reference, reference != client {
+                let shares = ratios(client, reference)
+                summary.shareOfReference = shares.isEmpty ? nil : median(shares)
+            }
+            return summary
         }
         let bulk = scenario.expectedBodyBytes >= 1 << 20 || scenario.uploadBytes > 0
         return ScenarioSummary(
@@ -97,6 +107,11 @@ struct ClientSummary: Codable {
     var failures: Int
     /// Median of the per-round ratios against the scenario's baseline (nil for the baseline).
     var ratio: Double?
+    /// Median of the per-round ratios this client's requests/s ÷ the scenario's reference's (wrk,
+    /// cref, curl), when the reference ran.
+    var shareOfReference: Double?
+    /// CPU seconds per 10⁹ bytes moved (median over the rounds): the transfers' figure.
+    var cpuSecondsPerGB: Double = 0
     var passed: Bool
     var failureReason: String?
     var notes: [String]
@@ -125,6 +140,8 @@ struct ClientSummary: Codable {
             cpuSecondsPer1000Requests: median(good.filter { $0.requests > 0 }.map { $0.cpuSeconds / Double($0.requests) * 1_000 }),
             peakRSSMiB: median(good.map { Double($0.peakRSSKiB) / 1_024 }),
             requests: requests, failures: failures, ratio: ratios.isEmpty ? nil : median(ratios),
+            shareOfReference: nil,
+            cpuSecondsPerGB: median(good.filter { $0.bytes > 0 }.map { $0.cpuSeconds / Double($0.bytes) * 1e9 }),
             passed: reason == nil, failureReason: reason,
             notes: Array(Set(results.compactMap(\.note))).sorted())
     }
@@ -188,6 +205,7 @@ enum Output {
                 text += " | \(String(format: "%.1f", client.peakRSSMiB)) | \(client.failures) | \(ratio) |\n"
             }
         }
+        text += transferTable(report)
         text += "\nRatios: per round, then the median. "
         let meanings = Set(report.scenarios.compactMap(\.ratioMeaning))
         text += meanings.sorted().map { "“\($0)”" }.joined(separator: "; ")
@@ -201,13 +219,41 @@ enum Output {
     }
 }
 
+extension Output {
+    /// The transfer scenarios again, in the figures that matter for them: MB/s and its share of
+    /// curl's, the time of one transfer, CPU per GB, peak RSS.
+    static func transferTable(_ report: ReportData) -> String {
+        let transfers = report.scenarios.filter { Scenario.named($0.name)?.transfer != nil }
+        guard !transfers.isEmpty else { return "" }
+        var text = "\nTransfers (one at a time on one connection; every download's SHA-256 and every upload's"
+        text += " length as nginx read it checked; time = one whole transfer, file flushed or body answered):\n\n"
+        text += "| scenario | client | MB/s | ÷ curl | Bluebonnet ÷ | transfer p50 | CPU s/GB | peak RSS MiB | transfers | failed |\n"
+        text += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"
+        for scenario in transfers {
+            for (i, client) in scenario.clients.enumerated() {
+                let name = i == 0 ? "\(scenario.title) (`\(scenario.name)`)" : ""
+                if !client.passed && client.requests == 0 {
+                    text += "| \(name) | \(client.client) | — | — | — | — | — | — | 0 | \(client.failureReason?.prefix(80) ?? "") |\n"
+                    continue
+                }
+                let share = client.shareOfReference.map { String(format: "%.2f", $0) } ?? (client.client == ClientKind.curl.rawValue ? "1" : "")
+                let ratio = client.ratio.map { String(format: "%.2f", $0) } ?? (client.client == scenario.baseline ? "base" : "")
+                text += "| \(name) | \(client.client) | \(Format.number(client.megabytesPerSecond)) | \(share) | \(ratio)"
+                text += " | \(Format.milliseconds(client.p50Microseconds)) | \(String(format: "%.2f", client.cpuSecondsPerGB))"
+                text += " | \(String(format: "%.1f", client.peakRSSMiB)) | \(client.requests) | \(client.failures) |\n"
+            }
+        }
+        return text
+    }
+}
+
 /// results/…/chart.svg: one panel per scenario, one horizontal bar per client, the scenario's
 /// primary metric (requests/s, or MB/s for bulk transfers), bars scaled to the panel's best,
 /// labelled with the value and p99. Hand-written SVG: no dependency, opens in any browser.
 enum Chart {
     static let colors: [String: String] = [
         "bluebonnet-async": "#2f5fd0", "bluebonnet-closure": "#7f9cf5", "ahc": "#e07b39",
-        "urlsession": "#8e5ea2", "wrk": "#7a7a7a", "cref": "#3c9d5d",
+        "urlsession": "#8e5ea2", "wrk": "#7a7a7a", "cref": "#3c9d5d", "curl": "#b8a22b",
     ]
 
     static func svg(_ report: ReportData) -> String {
@@ -262,6 +308,7 @@ enum Chart {
         case .urlsession: "URLSession"
         case .wrk: "wrk (reference)"
         case .cref: "C client (reference)"
+        case .curl: "curl (reference)"
         case nil: client
         }
     }

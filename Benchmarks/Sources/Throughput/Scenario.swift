@@ -38,8 +38,18 @@ struct Scenario: Sendable {
     let peers: [ClientKind]
     /// The reference that ratios are taken against until a Bluebonnet client is in the run.
     let reference: ClientKind?
+    /// Set for the transfer scenarios (a large file downloaded to disk or uploaded from disk),
+    /// which run one transfer at a time and check each one (`Transfers.swift`).
+    var transfer: Transfer? = nil
 
-    var isSmall: Bool { expectedBodyBytes <= 1_000 && body == .memory && uploadBytes == 0 }
+    var isSmall: Bool { expectedBodyBytes <= 1_000 && body == .memory && uploadBytes == 0 && transfer == nil }
+
+    /// Whether a run selects it when no `--scenarios` are named: the large transfers in a full
+    /// run, their small twins with `--quick`, everything else always.
+    func isDefault(quick: Bool) -> Bool {
+        guard let transfer else { return true }
+        return transfer.quickSize == quick
+    }
 
     func runs(_ client: ClientKind) -> Bool {
         client.isBluebonnet || peers.contains(client)
@@ -54,11 +64,12 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
     case urlsession
     case wrk
     case cref
+    case curl
 
     var isBluebonnet: Bool { self == .bluebonnetAsync || self == .bluebonnetClosure }
 
     /// In-process Swift clients run by `throughput worker`; the others are programs of their own.
-    var isSwiftWorker: Bool { self != .wrk && self != .cref }
+    var isSwiftWorker: Bool { self != .wrk && self != .cref && self != .curl }
 
     var displayName: String {
         switch self {
@@ -68,6 +79,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
         case .urlsession: "URLSession (FoundationNetworking)"
         case .wrk: "wrk (reference)"
         case .cref: "C reference"
+        case .curl: "curl (command line)"
         }
     }
 
@@ -135,9 +147,52 @@ extension Scenario {
             tls: false, concurrency: 1, newConnectionPerRequest: false, resumeTLS: false,
             body: .memory, uploadBytes: Fixture.uploadBytes, expectedBodyBytes: 0,
             expectedJSONItems: 0, peers: [.ahc, .urlsession, .cref], reference: .cref),
+        transfer(.download, mebibytes: 1_024), transfer(.download, mebibytes: 64, quick: true),
+        transfer(.upload, mebibytes: 256), transfer(.upload, mebibytes: 32, quick: true),
+        transfer(.multipart, mebibytes: 256), transfer(.multipart, mebibytes: 32, quick: true),
     ]
 
+    /// A transfer scenario: one file of `mebibytes` MiB, one transfer at a time on one connection.
+    private static func transfer(_ kind: Transfer.Kind, mebibytes: Int, quick: Bool = false) -> Scenario {
+        let bytes = mebibytes << 20
+        let size = mebibytes >= 1_024 ? "\(mebibytes >> 10) GiB" : "\(mebibytes) MiB"
+        let tag = mebibytes >= 1_024 ? "\(mebibytes >> 10)g" : "\(mebibytes)m"
+        let transfer = Transfer(kind: kind, bytes: bytes, quickSize: quick)
+        let (name, title, method): (String, String, String) =
+            switch kind {
+            case .download: ("download-\(tag)-file", "GET \(size) to a file", "GET")
+            case .upload: ("upload-\(tag)-file", "PUT \(size) from a file", "PUT")
+            case .multipart: ("multipart-\(tag)-file", "POST multipart, \(size) file part", "POST")
+            }
+        return Scenario(
+            name: name, title: title, method: method,
+            path: kind == .download ? "/\(transfer.downloadFileName)" : "/sink", tls: false, concurrency: 1,
+            newConnectionPerRequest: false, resumeTLS: false, body: .stream,
+            uploadBytes: kind == .download ? 0 : bytes, expectedBodyBytes: kind == .download ? bytes : 0,
+            expectedJSONItems: 0, peers: [.ahc, .urlsession, .curl], reference: .curl, transfer: transfer)
+    }
+
     static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+}
+
+/// What a transfer scenario moves: a file of `bytes` bytes, downloaded from the nginx docroot to
+/// a file, or uploaded from a file to nginx's `/sink` (which reads every byte, then answers 204),
+/// as the body itself (PUT) or as the one file part of a `multipart/form-data` form (POST).
+struct Transfer: Sendable {
+    enum Kind: String, Sendable {
+        case download, upload, multipart
+    }
+
+    let kind: Kind
+    let bytes: Int
+    /// The small twin that `--quick` runs instead of the full-size scenario.
+    let quickSize: Bool
+
+    /// The file nginx serves for a download scenario (made in the docroot for the run, removed
+    /// after it).
+    var downloadFileName: String { "transfer-\(bytes >> 20)m.bin" }
+    /// The file an upload scenario sends (made in the run's work folder).
+    var uploadFileName: String { "upload-\(bytes >> 20)m.bin" }
 }
 
 /// One element of `data.json` (Fixtures/servers/nginx/prepare.py): small objects, then one

@@ -126,3 +126,139 @@ private final class StreamCountingDelegate: NSObject, URLSessionDataDelegate, Se
         }
     }
 }
+
+/// URLSession (FoundationNetworking) in the transfer scenarios:
+/// - download: `download(for:)`, the async form of `downloadTask(with:)`: libcurl's body parts
+///   are appended to a temporary file (`FileHandle.write` per part); the file is then moved to the
+///   destination, as an app would.
+/// - upload: `upload(for:fromFile:)`, the async form of `uploadTask(with:fromFile:)`: the file is
+///   read in pieces (DispatchIO) with `Content-Length` from its size. FoundationNetworking
+///   removes libcurl's `Expect: 100-continue`.
+/// - multipart: FoundationNetworking has no form encoder; Alamofire on top of it writes a large
+///   form to a temporary file and uploads that. Here the form streams instead, through
+///   `httpBodyStream` = `MultipartInputStream` (the part's head, the file read as libcurl asks,
+///   the closing boundary), so no copy of the file is made. FoundationNetworking gives libcurl
+///   no length for a stream, so the body goes chunked (a `Content-Length` set on the request is
+///   sent beside `Transfer-Encoding: chunked`, and nginx rightly refuses that with 400).
+/// One ephemeral session per worker, as `URLSessionClient`; `Accept-Encoding: identity`.
+final class URLSessionTransferClient: TransferClient {
+    private let session: URLSession
+    private let kind: Transfer.Kind
+    private let bytes: Int
+    private let url: URL
+    private let setup: TransferSetup
+
+    init(scenario: Scenario, baseURL: String, setup: TransferSetup) throws {
+        guard let url = URL(string: baseURL + scenario.path) else { throw CheckFailure("bad URL") }
+        self.url = url
+        self.kind = scenario.transfer?.kind ?? .download
+        self.bytes = scenario.transfer?.bytes ?? 0
+        self.setup = setup
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = 600
+        session = URLSession(configuration: configuration)
+    }
+
+    func transfer() async throws -> Int {
+        var request = URLRequest(url: url)
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        let response: URLResponse
+        switch kind {
+        case .download:
+            let (location, downloaded) = try await session.download(for: request)
+            response = downloaded
+            try FileManager.default.moveItem(at: location, to: URL(fileURLWithPath: setup.file))
+        case .upload:
+            request.httpMethod = "PUT"
+            (_, response) = try await session.upload(for: request, fromFile: URL(fileURLWithPath: setup.file))
+        case .multipart:
+            let layout = MultipartLayout(fileName: (setup.file as NSString).lastPathComponent, fileBytes: bytes)
+            request.httpMethod = "POST"
+            request.setValue(layout.contentType, forHTTPHeaderField: "Content-Type")
+            request.httpBodyStream = MultipartInputStream(layout: layout, path: setup.file)
+            (_, response) = try await session.data(for: request)
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? -1
+        guard status == (kind == .download ? 200 : 204) else { throw CheckFailure("status \(status)") }
+        return bytes
+    }
+
+    func check() async throws {
+        guard kind == .download else { return }
+        try TransferCheck.verifyDownload(setup.file, bytes: bytes, sha256: setup.sha256)
+    }
+
+    func shutdown() async {
+        session.invalidateAndCancel()
+    }
+}
+
+/// A one-file multipart form as an `InputStream` for FoundationNetworking's `httpBodyStream`:
+/// the part's head, then the file read (pread) as libcurl asks for bytes, then the closing
+/// boundary. libcurl pulls from one thread at a time, so the plain state needs no lock.
+final class MultipartInputStream: InputStream {
+    private let layout: MultipartLayout
+    private let path: String
+    private var descriptor: Int32 = -1
+    private var position = 0
+    private var status: Stream.Status = .notOpen
+    private var failure: (any Error)?
+
+    init(layout: MultipartLayout, path: String) {
+        self.layout = layout
+        self.path = path
+        super.init(data: Data())
+    }
+
+    override func open() {
+        descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            status = .error
+            failure = CheckFailure("cannot open \(path): errno \(errno)")
+        } else {
+            status = .open
+        }
+    }
+
+    override func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+        status = .closed
+    }
+
+    override var streamStatus: Stream.Status { status }
+    override var streamError: (any Error)? { failure }
+    override var hasBytesAvailable: Bool { status == .open && position < layout.length }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+        guard status == .open else { return -1 }
+        let headEnd = layout.head.count, fileEnd = headEnd + layout.fileBytes
+        if position < headEnd {
+            let count = min(length, headEnd - position)
+            layout.head.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + position, count: count) }
+            position += count
+            return count
+        }
+        if position < fileEnd {
+            let count = pread(descriptor, buffer, min(length, fileEnd - position), off_t(position - headEnd))
+            guard count > 0 else {
+                status = .error
+                failure = CheckFailure("reading \(path) at \(position - headEnd): \(count < 0 ? "errno \(errno)" : "end of file")")
+                return -1
+            }
+            position += count
+            return count
+        }
+        let count = min(length, layout.length - position)
+        layout.tail.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + (position - fileEnd), count: count) }
+        position += count
+        if position == layout.length { status = .atEnd }
+        return count
+    }
+
+    override func getBuffer(
+        _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length: UnsafeMutablePointer<Int>
+    ) -> Bool { false }
+}

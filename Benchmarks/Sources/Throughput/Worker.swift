@@ -29,6 +29,12 @@ struct Worker: AsyncParsableCommand {
     @Option(help: "Measured seconds.")
     var duration: Double = 5
 
+    @Option(help: "Transfer scenarios: the file to upload, or where to write the download.")
+    var transferFile: String?
+
+    @Option(help: "Download scenarios: the SHA-256 (hex) every downloaded file must have.")
+    var sha256: String?
+
     func run() async throws {
         let result = await measure()
         let encoder = JSONEncoder()
@@ -45,6 +51,7 @@ struct Worker: AsyncParsableCommand {
         guard let kind = ClientKind(rawValue: client), kind.isSwiftWorker else {
             return .failed(client, scenario.name, "unknown worker client")
         }
+        if scenario.transfer != nil { return await measureTransfers(scenario, kind) }
         do {
             let loadClient: any LoadClient
             var note: String?
@@ -59,7 +66,7 @@ struct Worker: AsyncParsableCommand {
                 loadClient = session
             case .bluebonnetAsync, .bluebonnetClosure:
                 loadClient = try BluebonnetClients.make(kind, scenario: scenario, baseURL: baseURL, caFile: ca)
-            case .wrk, .cref:
+            case .wrk, .cref, .curl:
                 return .failed(client, scenario.name, "not a worker client")
             }
             var result = await LoadDriver.run(
@@ -67,6 +74,30 @@ struct Worker: AsyncParsableCommand {
                 warmup: .milliseconds(Int(warmup * 1_000)), duration: .milliseconds(Int(duration * 1_000)))
             if let note { result.note = [note, result.note].compactMap(\.self).joined(separator: "; ") }
             return result
+        } catch {
+            return .failed(client, scenario.name, "\(error)")
+        }
+    }
+
+    private func measureTransfers(_ scenario: Scenario, _ kind: ClientKind) async -> WorkerResult {
+        guard let transferFile else { return .failed(client, scenario.name, "--transfer-file is needed") }
+        let setup = TransferSetup(file: transferFile, sha256: sha256)
+        do {
+            let transferClient: any TransferClient
+            switch kind {
+            case .ahc:
+                transferClient = try AHCTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
+            case .urlsession:
+                transferClient = try URLSessionTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
+            case .bluebonnetAsync, .bluebonnetClosure:
+                transferClient = BluebonnetTransferClient(
+                    closureStyle: kind == .bluebonnetClosure, scenario: scenario, baseURL: baseURL, setup: setup)
+            case .wrk, .cref, .curl:
+                return .failed(client, scenario.name, "not a worker client")
+            }
+            return await TransferDriver.run(
+                transferClient, scenario: scenario, clientName: kind.rawValue,
+                warmup: .milliseconds(Int(warmup * 1_000)), duration: .milliseconds(Int(duration * 1_000)))
         } catch {
             return .failed(client, scenario.name, "\(error)")
         }

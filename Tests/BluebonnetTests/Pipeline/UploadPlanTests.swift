@@ -76,6 +76,42 @@ struct UploadPlanTests {
         guard case .pending = pump.nextPart(wake: {}) else { Issue.record("a closed pump gives nothing"); return }
     }
 
+    static func address(_ buffer: ByteBuffer) -> UnsafeRawPointer? {
+        buffer.withUnsafeReadableBytes { $0.baseAddress }
+    }
+
+    @Test func thePumpLetsGoOfAPartOnceTheExchangeHasIt() async {
+        let pump = BodyPump(capacity: 1 << 20)
+        _ = await pump.push(ByteBuffer(bytes: [1, 2, 3]))
+        _ = await pump.push(ByteBuffer(bytes: [4, 5, 6]))
+        // The second part is still queued; the first must be the exchange's alone (its storage is
+        // cleared in place rather than copied), or the pump keeps every sent part alive.
+        guard case .part(var first) = await Self.pull(pump) else { Issue.record("a part first"); return }
+        let before = Self.address(first)
+        first.clear()
+        first.writeBytes([9, 9, 9])
+        #expect(Self.address(first) == before)
+        guard case .part(let second) = await Self.pull(pump) else { Issue.record("a second part"); return }
+        #expect(second.readableBytesArray == [4, 5, 6])
+    }
+
+    @Test func aPartRingReusesStorageOnlyWhenNobodyElseHoldsIt() {
+        var ring = PartRing(count: 1)
+        var inFlight: ByteBuffer? = ring.fill { $0.writeBytes([1, 2, 3]) }
+        let first = inFlight.map(Self.address) ?? nil
+        // The exchange still has the first part: the next one gets storage of its own.
+        var next: ByteBuffer? = ring.fill { $0.writeBytes([4, 5, 6]) }
+        let second = next.map(Self.address) ?? nil
+        #expect(second != first)
+        #expect(inFlight?.readableBytesArray == [1, 2, 3])
+        // Both sent and let go: the ring's storage is filled again in place.
+        inFlight = nil
+        next = nil
+        let third = ring.fill { $0.writeBytes([7, 8, 9]) }
+        #expect(Self.address(third) == second)
+        #expect(third.readableBytesArray == [7, 8, 9])
+    }
+
     @Test func aFileIsReadWholeByEachAttempt() async throws {
         let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let url = try Self.temporaryFile(bytes)

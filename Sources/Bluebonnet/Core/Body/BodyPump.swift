@@ -109,9 +109,16 @@ final class BodyPump: HTTP1BodyPartSource {
                 return (.pending, nil)
             }
             let part = s.parts[s.head]
+            // The pump lets go of a part as soon as the exchange has it: a slot still holding it
+            // would keep its memory alive until the queue next runs dry (never, while the producer
+            // keeps up), and would keep a producer from reusing the storage (`PartRing`).
+            s.parts[s.head] = ByteBuffer()
             s.head += 1
             if s.head == s.parts.count {
                 s.parts.removeAll(keepingCapacity: true)
+                s.head = 0
+            } else if s.head >= 64 {
+                s.parts.removeFirst(s.head)
                 s.head = 0
             }
             s.queuedBytes -= part.readableBytes

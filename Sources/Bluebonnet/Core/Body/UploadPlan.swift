@@ -137,10 +137,13 @@ struct FileBodyProducer: Sendable {
                 return
             }
             var sent: UInt64 = 0
+            var ring = PartRing()
             while sent < expected.size {
                 if Task.isCancelled { return }
-                var part = ByteBuffer()
-                let count = try file.read(into: &part, maxBytes: Int(min(UInt64(Self.partSize), expected.size - sent)))
+                var count = 0
+                let part = try ring.fill { (part) throws(FileError) in
+                    count = try file.read(into: &part, maxBytes: Int(min(UInt64(Self.partSize), expected.size - sent)))
+                }
                 guard count > 0 else {
                     plan.fail(pump, .requestBodyFailed(reason: .fileChanged(at: url)))
                     return
@@ -195,16 +198,51 @@ struct SegmentedBodyProducer: Sendable {
 
     func produce(into pump: BodyPump, plan: UploadPlan) async {
         var reader = body.makeReader()
+        var ring = PartRing()
         do {
             while let chunk = try await reader.next() {
                 if Task.isCancelled { return }
-                guard await pump.push(ByteBuffer(bytes: chunk)) else { return }
+                guard await pump.push(ring.fill { $0.writeBytes(chunk) }) else { return }
             }
         } catch {
             plan.fail(pump, error)
             return
         }
         pump.finish()
+    }
+}
+
+/// The buffers a producer of fixed-size parts (a file's, a form's: 64 KiB) fills in turn, reused
+/// once the exchange is done with them.
+///
+/// A fresh buffer per part is allocated on the producer's thread and freed on the event loop's
+/// once sent; glibc then trims the freed memory back to the kernel (`madvise`), and the next part's
+/// pages fault in again as the file is read into them: a 256 MiB upload took ~65,000 page faults,
+/// a fifth of the client's CPU time. The ring keeps the storage of the last `count` parts: a
+/// buffer whose storage nobody else holds any more (the exchange wrote it and let go; the pump
+/// keeps no reference once the part is taken) is cleared and refilled in place; one still in
+/// flight is left to its holder and a new one is allocated (`ByteBuffer.clear()`), so reuse never
+/// writes bytes that someone still reads. `count` covers what a full pump (1 MiB) and the exchange
+/// hold, so steady state allocates nothing; it holds at most `count` parts' storage (1.25 MiB).
+struct PartRing {
+    private var buffers: [ByteBuffer]
+    private var next = 0
+
+    init(count: Int = 20) {
+        buffers = Array(repeating: ByteBuffer(), count: count)
+    }
+
+    /// `body` fills an empty buffer (reused storage when free); returns the part to send.
+    mutating func fill<E: Error>(_ body: (inout ByteBuffer) throws(E) -> Void) throws(E) -> ByteBuffer {
+        // Taken out of the ring (not copied), so that the storage's only owner is this buffer
+        // unless the exchange still has the part.
+        var buffer = ByteBuffer()
+        swap(&buffer, &buffers[next])
+        buffer.clear()
+        try body(&buffer)
+        buffers[next] = buffer
+        next = next + 1 == buffers.count ? 0 : next + 1
+        return buffer
     }
 }
 
