@@ -27,6 +27,10 @@ import Testing
                 "BluebonnetPosix", "BluebonnetTransport", "FoundationEssentials", "Logging",
                 // Alamofire's closure handlers take a `DispatchQueue` (completion queues).
                 "Dispatch",
+                // Session telemetry: swift-metrics' API (not its Foundation-importing `Metrics`
+                // module) and swift-distributed-tracing's (which re-exports Instrumentation and
+                // ServiceContextModule). API packages only, no SwiftNIO underneath.
+                "CoreMetrics", "Tracing", "Instrumentation", "ServiceContextModule",
             ],
             []
         ),

@@ -6,26 +6,33 @@ import FoundationEssentials
 
 extension Request {
     /// The whole pipeline: adapt → exchange → redirects (and one Basic challenge) → validation →
-    /// retry, then finish. Runs in the request's task.
+    /// retry, then finish. Runs in the request's task. The session's telemetry (when it has any)
+    /// starts with the pipeline and ends just before the request finishes, whatever ended it.
     func run() async {
+        var telemetry = RequestTelemetry(session.telemetry, built: built)
+        let outcome = await attempts(telemetry: &telemetry)
+        telemetry?.end(outcome)
+        finish(outcome)
+    }
+
+    /// Runs attempts until one is final (success, a failure no retrier retries, cancellation).
+    private func attempts(telemetry: inout RequestTelemetry?) async -> Outcome {
         let start = ContinuousClock.now
         let settings = snapshot
         var retryCount = 0
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
         while true {
-            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
+            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions, telemetry: &telemetry)
             redirectCount += attempt.redirects
             var outcome = attempt.outcome
             outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: .now, redirectCount: redirectCount, transactions: transactions)
             if let error = cancellationError {
                 outcome.error = error
-                finish(outcome)
-                return
+                return outcome
             }
             guard let error = outcome.error, attempt.retryable else {
-                finish(outcome)
-                return
+                return outcome
             }
             // Retry: the session's retrier first, then the request's.
             let retriers: [any RequestRetrier] = [session.interceptor, interceptor].compactMap { $0 }
@@ -43,11 +50,11 @@ extension Request {
             case .retry(let delay):
                 retryCount += 1
                 recordRetry()
+                telemetry?.willRetry(after: outcome)
                 if let delay { try? await Task.sleep(for: delay) }
             case .finish(let finalError):
                 outcome.error = finalError
-                finish(outcome)
-                return
+                return outcome
             }
         }
     }
@@ -59,7 +66,9 @@ extension Request {
         var retryable: Bool
     }
 
-    private func runOnce(settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics]) async -> Attempt {
+    private func runOnce(
+        settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics], telemetry: inout RequestTelemetry?
+    ) async -> Attempt {
         // Build, then adapt (the session's adapter, then the request's).
         var request: HTTPRequest
         switch built {
@@ -90,6 +99,7 @@ extension Request {
             redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy),
             challenge: ChallengeResponder(credential: settings.credential))
         while true {
+            telemetry?.willSend(&request)
             recordSent(request)
             let exchanged: Exchanged
             do {
@@ -103,7 +113,10 @@ extension Request {
             }
             let (response, data) = (exchanged.response, exchanged.data)
             switch exchanged.step {
-            case .answerChallenge(let next), .follow(let next):
+            case .answerChallenge(let next):
+                request = next
+            case .follow(let next):
+                telemetry?.followed(redirect: response, to: next)
                 request = next
             case .deliver(let redirects, let validationError):
                 let error = validationError ?? exchanged.streamError
