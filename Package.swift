@@ -145,6 +145,11 @@ let package = Package(
             dependencies: [
                 "Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetPosix",
                 "BluebonnetTransport", "BluebonnetTestSupport", "BluebonnetFoundation",
+                // The README's metrics and tracing sample (its test backends).
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(
