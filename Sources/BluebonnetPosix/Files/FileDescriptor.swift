@@ -189,7 +189,13 @@ public struct FileDescriptor: ~Copyable, Sendable {
 }
 
 /// Closes its descriptor on `deinit` unless closed or released first.
-private struct OwnedDescriptor: ~Copyable, Sendable {
+///
+/// `@usableFromInline` rather than `private`: with cross-module optimization (release builds),
+/// code of ``FileDescriptor`` inlined into another module refers to this type's metadata, and a
+/// `private` type's symbol is not exported — the release link of any client failed with an
+/// undefined `OwnedDescriptor` (seen linking the benchmarks).
+@usableFromInline
+struct OwnedDescriptor: ~Copyable, Sendable {
     let descriptor: CInt
 
     deinit {
