@@ -8,31 +8,29 @@ extension Request {
     /// The whole pipeline: adapt → exchange → redirects (and one Basic challenge) → validation →
     /// retry, then finish. Runs in the request's task. The session's telemetry (when it has any)
     /// starts with the pipeline and ends just before the request finishes, whatever ended it.
+    ///
+    /// One async function on purpose: each async call adds a frame to the task's allocator, and
+    /// frames that outgrow its slab cost a malloc per request.
     func run() async {
-        var telemetry = RequestTelemetry(session.telemetry, built: built)
-        let outcome = await attempts(telemetry: &telemetry)
-        telemetry?.end(outcome)
-        finish(outcome)
-    }
-
-    /// Runs attempts until one is final (success, a failure no retrier retries, cancellation).
-    private func attempts(telemetry: inout RequestTelemetry?) async -> Outcome {
+        let telemetry = RequestTelemetry.start(session.telemetry, built: built)
         let start = ContinuousClock.now
         let settings = snapshot
         var retryCount = 0
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
         while true {
-            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions, telemetry: &telemetry)
+            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions, telemetry: telemetry)
             redirectCount += attempt.redirects
             var outcome = attempt.outcome
             outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: .now, redirectCount: redirectCount, transactions: transactions)
             if let error = cancellationError {
                 outcome.error = error
-                return outcome
+                finish(outcome, telemetry: telemetry)
+                return
             }
             guard let error = outcome.error, attempt.retryable else {
-                return outcome
+                finish(outcome, telemetry: telemetry)
+                return
             }
             // Retry: the session's retrier first, then the request's.
             let retriers: [any RequestRetrier] = [session.interceptor, interceptor].compactMap { $0 }
@@ -54,9 +52,16 @@ extension Request {
                 if let delay { try? await Task.sleep(for: delay) }
             case .finish(let finalError):
                 outcome.error = finalError
-                return outcome
+                finish(outcome, telemetry: telemetry)
+                return
             }
         }
+    }
+
+    /// Ends the request's telemetry, then the request.
+    private func finish(_ outcome: Outcome, telemetry: RequestTelemetry?) {
+        telemetry?.end(outcome)
+        finish(outcome)
     }
 
     private struct Attempt {
@@ -67,7 +72,7 @@ extension Request {
     }
 
     private func runOnce(
-        settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics], telemetry: inout RequestTelemetry?
+        settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics], telemetry: RequestTelemetry?
     ) async -> Attempt {
         // Build, then adapt (the session's adapter, then the request's).
         var request: HTTPRequest

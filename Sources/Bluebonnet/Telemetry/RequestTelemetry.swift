@@ -13,7 +13,11 @@ import Tracing
 ///
 /// A request that could not be built (an invalid URL, a failed parameter encoding) sent nothing:
 /// it gets no span and no metrics.
-struct RequestTelemetry {
+///
+/// A class, so that the pipeline's frame holds one pointer (nil without telemetry) rather than the
+/// whole value: a larger async frame can cost a malloc per request even when it is nil. Used only
+/// by the request's own task.
+final class RequestTelemetry {
     private let session: SessionTelemetry
     private let target: TelemetryTarget
     private let span: (any Span)?
@@ -23,10 +27,17 @@ struct RequestTelemetry {
 
     /// Starts the span (a child of the task's `ServiceContext`, if it has one) and counts the
     /// request as active; nil when the session has no telemetry or the request was not built.
-    init?(_ telemetry: SessionTelemetry?, built: Result<HTTPRequest, BluebonnetError>) {
+    ///
+    /// A static function rather than a failable initializer: a class's initializer allocates the
+    /// object before its body can return nil.
+    static func start(_ telemetry: SessionTelemetry?, built: Result<HTTPRequest, BluebonnetError>) -> RequestTelemetry? {
         guard let telemetry, case .success(let request) = built,
             let target = TelemetryTarget(request, knownMethods: telemetry.knownMethods)
         else { return nil }
+        return RequestTelemetry(telemetry, request: request, target: target)
+    }
+
+    private init(_ telemetry: SessionTelemetry, request: HTTPRequest, target: TelemetryTarget) {
         self.session = telemetry
         self.target = target
         if let metrics = telemetry.metrics {
@@ -52,7 +63,7 @@ struct RequestTelemetry {
     }
 
     /// `request` is about to be sent: counted, and given the span's propagation headers.
-    mutating func willSend(_ request: inout HTTPRequest) {
+    func willSend(_ request: inout HTTPRequest) {
         sends += 1
         guard let span, let tracer = session.tracer else { return }
         tracer.inject(span.context, into: &request.headers, using: HTTPHeadersInjector())

@@ -11,7 +11,9 @@ extension SessionConfiguration {
     /// configuration.metrics = .factory(myFactory)        // this factory, whatever is bootstrapped
     /// ```
     public struct MetricsOption: Sendable {
-        enum Base: Sendable {
+        /// `indirect`: a pointer instead of an existential inline, so that the option adds 8 bytes
+        /// to every copy of a ``SessionConfiguration`` (the pipeline's async frames hold some).
+        indirect enum Base: Sendable {
             case enabled
             case disabled
             case factory(any MetricsFactory)
@@ -57,7 +59,8 @@ extension SessionConfiguration {
     /// configuration.tracing = .tracer(myTracer)          // this tracer, whatever is bootstrapped
     /// ```
     public struct TracingOption: Sendable {
-        enum Base: Sendable {
+        /// `indirect`, as ``MetricsOption``'s.
+        indirect enum Base: Sendable {
             case enabled
             case disabled
             case tracer(any Tracer)
