@@ -22,6 +22,10 @@ let package = Package(
     dependencies: [
         // The server-side logging convention: `Session.logger` (ARCHITECTURE.md allows `Logging`).
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // The server-side metrics and tracing conventions (Session telemetry, DocC article
+        // `MetricsAndTracing`): API packages only, no backend, no SwiftNIO underneath.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // The CLI's argument parsing only; the library itself does not depend on it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `swift package generate-documentation` (scripts/docs.sh): a command plugin, nothing is linked.
@@ -75,6 +79,8 @@ let package = Package(
                 "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression",
                 "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .target(
@@ -116,8 +122,13 @@ let package = Package(
         ),
         .target(
             name: "BluebonnetTestSupport",
-            // OpenSSL for `StreamingSHA256` (hashing 64 MiB streamed bodies as they arrive).
-            dependencies: ["BluebonnetCore", "BluebonnetHTTP1", "CBluebonnetOpenSSL"]
+            // OpenSSL for `StreamingSHA256` (hashing 64 MiB streamed bodies as they arrive);
+            // swift-metrics and swift-distributed-tracing for the recording backends.
+            dependencies: [
+                "BluebonnetCore", "BluebonnetHTTP1", "CBluebonnetOpenSSL",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
 
         // MARK: Tests
@@ -153,6 +164,11 @@ let package = Package(
             dependencies: [
                 "Bluebonnet", "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression", "BluebonnetPosix",
                 "BluebonnetTransport", "BluebonnetTestSupport", "BluebonnetFoundation",
+                // The README's metrics and tracing sample (its test backends).
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(
@@ -187,6 +203,19 @@ let package = Package(
             dependencies: [
                 "Bluebonnet", "BluebonnetFoundation", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // A default Session under bootstrapped MetricsSystem and InstrumentationSystem: bootstrap
+        // is once per process and would reach every other test, so scripts/test.sh runs this
+        // target in a process of its own (BLUEBONNET_TELEMETRY_BOOTSTRAP=1).
+        .testTarget(
+            name: "BluebonnetTelemetryBootstrapTests",
+            dependencies: [
+                "Bluebonnet", "BluebonnetTestSupport",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // Downloads under a lowered file-size limit (a disk that fills up): scripts/test.sh runs it

@@ -45,7 +45,7 @@ check_passed() {
 
 echo "== tests"
 swift test --skip-build --skip BluebonnetPosixTests --skip BluebonnetTransportTests --skip BluebonnetLoadTests \
-  --skip BluebonnetDiskFaultTests 2>&1 | tee "$log"
+  --skip BluebonnetDiskFaultTests --skip BluebonnetTelemetryBootstrapTests 2>&1 | tee "$log"
 check_passed
 
 # The kernel-door tests count the process's descriptors to catch leaks: they run alone.
@@ -70,6 +70,11 @@ bash scripts/docs.sh
 # A lowered file-size limit (a disk that fills up under a download) is per process: alone.
 echo "== tests (BluebonnetDiskFault, alone, with RLIMIT_FSIZE lowered by the tests)"
 BLUEBONNET_DISK_FAULTS=1 swift test --skip-build --filter BluebonnetDiskFaultTests 2>&1 | tee "$log"
+check_passed
+
+# MetricsSystem and InstrumentationSystem are bootstrapped once per process, for good: alone.
+echo "== tests (BluebonnetTelemetryBootstrap, alone, with metrics and tracing bootstrapped)"
+BLUEBONNET_TELEMETRY_BOOTSTRAP=1 swift test --skip-build --filter BluebonnetTelemetryBootstrapTests 2>&1 | tee "$log"
 check_passed
 
 if [ -f Fuzz/Package.swift ]; then

@@ -5,6 +5,10 @@
 import Bluebonnet
 import FoundationEssentials
 import BluebonnetFoundation
+import CoreMetrics
+import Tracing
+import MetricsTestKit
+import InMemoryTracing
 import BluebonnetHTTP1
 import BluebonnetCompression
 import BluebonnetTestSupport
@@ -63,6 +67,15 @@ struct BearerToken: RequestInterceptor {
 
 struct Tick: Decodable, Sendable {
     let price: Double
+}
+
+enum Telemetry {
+    /// Once per process, at startup, before any session is made (`Session.default` included):
+    /// sessions pick their backends when they are created.
+    static func bootstrap(metrics: any MetricsFactory, tracer: any Tracer) {
+        MetricsSystem.bootstrap(metrics)
+        InstrumentationSystem.bootstrap(tracer)
+    }
 }
 
 /// README sample 2.
@@ -554,16 +567,31 @@ func readmeExample35() async throws {
     await monitored.shutdown()
 }
 
-/// README sample 36.
-func readmeExample36() async throws {
+/// README sample 38.
+func readmeExample38() async throws {
+    // Per session: off whatever is bootstrapped…
+    var quiet = SessionConfiguration()
+    quiet.metrics = .disabled
+    quiet.tracing = .disabled
+    // …or backends of its own (tests: bootstrap works only once per process).
+    var isolated = SessionConfiguration()
+    isolated.metrics = .factory(TestMetrics())
+    isolated.tracing = .tracer(InMemoryTracer())
+    let observed = Session(configuration: isolated)
+    print(observed.metricsFactory != nil, observed.tracer != nil, Session(configuration: quiet).tracer == nil)
+    await observed.shutdown()
+}
+
+/// README sample 39.
+func readmeExample39() async throws {
     let shortLived = Session()
     let page = try await shortLived.request("https://example.com/").serializingString().value
     print(page.count)
     await shortLived.shutdown()
 }
 
-/// README sample 37.
-func readmeExample37(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 40.
+func readmeExample40(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     // Encode a request: validated before a byte is written (CR/LF/NUL injection is a typed error).
     var out = ByteBuffer()
     try RequestEncoder.encodeHead(
@@ -585,8 +613,8 @@ func readmeExample37(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     }
 }
 
-/// README sample 38.
-func readmeExample38(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 41.
+func readmeExample41(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     let decoder = try ContentDecoder(contentEncoding: "gzip")   // limits: DecompressionLimits.default
     var decoded = ByteBuffer()
     try decoder.decode(part, into: &decoded)

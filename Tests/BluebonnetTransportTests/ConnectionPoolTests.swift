@@ -3,6 +3,7 @@ import BluebonnetPosix
 import BluebonnetTLS
 @testable import BluebonnetTransport
 import Glibc
+import Synchronization
 import Testing
 
 extension TransportSocketTests {
@@ -252,6 +253,46 @@ extension TransportSocketTests {
                 #expect(error?.ioError?.errno == ECONNREFUSED)
                 await pool.shutdown()
             }
+        }
+
+        /// What a statistics observer (the Session's pool metrics) sees: one call per change,
+        /// before the lease it describes is handed over, whose differences add up to the pool's
+        /// statistics at every step, a failed connect included, and back to zero after shutdown.
+        @Test func theStatisticsObserverSeesChangesThatAddUpToThePoolsStatistics() async throws {
+            let server = try await TestServer.start(.echo)
+            let port = try closedPort()
+            let summed = Mutex((total: PoolStatistics(), calls: 0))
+            try await withGroup { group in
+                let pool = ConnectionPool(group: group) { old, new in
+                    summed.withLock { state in
+                        state.total.connecting += new.connecting - old.connecting
+                        state.total.idle += new.idle - old.idle
+                        state.total.leased += new.leased - old.leased
+                        state.total.waiting += new.waiting - old.waiting
+                        state.total.connectFailures += new.connectFailures - old.connectFailures
+                        state.calls += 1
+                    }
+                }
+                let leased = try await pool.lease(Self.plain(server))
+                #expect(summed.withLock { $0.total } == PoolStatistics(leased: 1))
+                #expect(pool.statistics == PoolStatistics(leased: 1))
+                pool.release(leased, reusable: true)
+                #expect(summed.withLock { $0.total } == PoolStatistics(idle: 1))
+                #expect(pool.statistics.open == 1)
+
+                await #expect(throws: TransportError.self) {
+                    _ = try await pool.lease(Endpoint(host: "127.0.0.1", port: port))
+                }
+                #expect(summed.withLock { $0.total } == PoolStatistics(idle: 1, connectFailures: 1))
+                #expect(pool.statistics == summed.withLock { $0.total })
+
+                let calls = summed.withLock { $0.calls }
+                _ = pool.statistics
+                #expect(summed.withLock { $0.calls } == calls, "reading the statistics reports nothing")
+                await pool.shutdown()
+                #expect(summed.withLock { $0.total } == PoolStatistics(connectFailures: 1))
+            }
+            await server.stop()
         }
 
         @Test func tlsConnectionsArePooledByConfiguration() async throws {

@@ -103,6 +103,8 @@ struct PoolModel {
     /// How often interesting things happened, to show the driver reaches them.
     private(set) var coverage: [String: Int] = [:]
     private var nextRequest: UInt64 = 0
+    /// Every `connectionFailed` so far (what ``PoolStatistics/connectFailures`` must say).
+    private var failedAttempts = 0
 
     // Per-event bookkeeping.
     private var event = Event.shutdown
@@ -172,6 +174,7 @@ struct PoolModel {
                 lastUnchargedFailure[key] = now
                 coverage["uncharged failure", default: 0] += 1
             }
+            failedAttempts += 1
             actions = machine.connectionFailed(connectionID: id, error: ConnectError(), now: now)
         case .released(let id, let reusable):
             connections[id]!.state = .ready
@@ -418,6 +421,10 @@ struct PoolModel {
         try require(machine.waitingRequestCount == waiting.count, "machine counts \(machine.waitingRequestCount) waiters, model \(waiting.count)")
         try require(machine.idleConnectionCount == idle.count, "machine counts \(machine.idleConnectionCount) idle, model \(idle.count)")
         try require(liveCount(nil) <= configuration.maximumConnections, "total limit exceeded")
+        let expected = PoolStatistics(
+            connecting: connecting.count, idle: idle.count, leased: leased.count, waiting: waiting.count,
+            connectFailures: failedAttempts)
+        try require(machine.statistics == expected, "machine statistics \(machine.statistics), model \(expected)")
         if shutdownRequested {
             try require(waiting.isEmpty && idle.isEmpty, "waiters or idle connections left during shutdown")
             try require(shutdownComplete == (liveCount(nil) == 0), "shutdownComplete is \(shutdownComplete) with \(liveCount(nil)) open")

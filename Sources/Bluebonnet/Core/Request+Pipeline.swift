@@ -6,25 +6,30 @@ import FoundationEssentials
 
 extension Request {
     /// The whole pipeline: adapt → exchange → redirects (and one Basic challenge) → validation →
-    /// retry, then finish. Runs in the request's task.
+    /// retry, then finish. Runs in the request's task. The session's telemetry (when it has any)
+    /// starts with the pipeline and ends just before the request finishes, whatever ended it.
+    ///
+    /// One async function on purpose: each async call adds a frame to the task's allocator, and
+    /// frames that outgrow its slab cost a malloc per request.
     func run() async {
+        let telemetry = RequestTelemetry.start(session.telemetry, built: built)
         let start = ContinuousClock.now
         let settings = snapshot
         var retryCount = 0
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
         while true {
-            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
+            let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions, telemetry: telemetry)
             redirectCount += attempt.redirects
             var outcome = attempt.outcome
             outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: .now, redirectCount: redirectCount, transactions: transactions)
             if let error = cancellationError {
                 outcome.error = error
-                finish(outcome)
+                finish(outcome, telemetry: telemetry)
                 return
             }
             guard let error = outcome.error, attempt.retryable else {
-                finish(outcome)
+                finish(outcome, telemetry: telemetry)
                 return
             }
             // Retry: the session's retrier first, then the request's.
@@ -43,13 +48,20 @@ extension Request {
             case .retry(let delay):
                 retryCount += 1
                 recordRetry()
+                telemetry?.willRetry(after: outcome)
                 if let delay { try? await Task.sleep(for: delay) }
             case .finish(let finalError):
                 outcome.error = finalError
-                finish(outcome)
+                finish(outcome, telemetry: telemetry)
                 return
             }
         }
+    }
+
+    /// Ends the request's telemetry, then the request.
+    private func finish(_ outcome: Outcome, telemetry: RequestTelemetry?) {
+        telemetry?.end(outcome)
+        finish(outcome)
     }
 
     private struct Attempt {
@@ -59,7 +71,9 @@ extension Request {
         var retryable: Bool
     }
 
-    private func runOnce(settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics]) async -> Attempt {
+    private func runOnce(
+        settings: Mutable, retryCount: Int, transactions: inout [TransactionMetrics], telemetry: RequestTelemetry?
+    ) async -> Attempt {
         // Build, then adapt (the session's adapter, then the request's).
         var request: HTTPRequest
         switch built {
@@ -90,6 +104,7 @@ extension Request {
             redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy),
             challenge: ChallengeResponder(credential: settings.credential))
         while true {
+            telemetry?.willSend(&request)
             recordSent(request)
             let exchanged: Exchanged
             do {
@@ -103,7 +118,10 @@ extension Request {
             }
             let (response, data) = (exchanged.response, exchanged.data)
             switch exchanged.step {
-            case .answerChallenge(let next), .follow(let next):
+            case .answerChallenge(let next):
+                request = next
+            case .follow(let next):
+                telemetry?.followed(redirect: response, to: next)
                 request = next
             case .deliver(let redirects, let validationError):
                 let error = validationError ?? exchanged.streamError

@@ -3,8 +3,10 @@ import BluebonnetPosix
 import BluebonnetTransport
 import Dispatch
 import FoundationEssentials
+import CoreMetrics
 import Logging
 import Synchronization
+import Tracing
 
 /// Creates and runs requests: Bluebonnet's counterpart of Alamofire's `Session`.
 ///
@@ -47,6 +49,9 @@ public final class Session: Sendable {
 
     let group: EventLoopGroup
     let pool: ConnectionPool
+    /// Metrics and tracing as resolved from ``configuration`` when the session was made; nil when
+    /// neither records anything (the common case without backends: then they cost nothing).
+    let telemetry: SessionTelemetry?
     private let live = Mutex(LiveRequests())
 
     private struct LiveRequests {
@@ -90,6 +95,12 @@ public final class Session: Sendable {
             fatalError("Bluebonnet could not start its event loops: \(error)")
         }
         self.group = group
+        let telemetry = SessionTelemetry.make(configuration)
+        self.telemetry = telemetry
+        var observer: ConnectionPool.StatisticsObserver?
+        if let metrics = telemetry?.metrics {
+            observer = { old, new in metrics.poolStatisticsChanged(from: old, to: new) }
+        }
         self.pool = ConnectionPool(
             group: group,
             configuration: .init(
@@ -97,8 +108,17 @@ public final class Session: Sendable {
                 maximumConnections: configuration.maximumConnections,
                 idleTimeout: configuration.idleConnectionTimeout),
             connectTimeouts: ConnectTimeouts(connect: configuration.timeouts.connect, tlsHandshake: configuration.timeouts.tlsHandshake),
-            tunnel: .http1(userAgent: configuration.headers.value(for: "User-Agent")))
+            tunnel: .http1(userAgent: configuration.headers.value(for: "User-Agent")),
+            statisticsObserver: observer)
     }
+
+    /// The swift-metrics factory this session records into, as chosen by
+    /// ``SessionConfiguration/metrics`` when it was made; nil when it records no metrics.
+    public var metricsFactory: (any MetricsFactory)? { telemetry?.metrics?.factory }
+
+    /// The tracer this session's spans come from, as chosen by ``SessionConfiguration/tracing``
+    /// when it was made; nil when it traces nothing (and adds no `traceparent`).
+    public var tracer: (any Tracer)? { telemetry?.tracer }
 
     // MARK: Making requests
 

@@ -61,6 +61,19 @@ public struct SessionConfiguration: Sendable {
     /// URL, so `no_proxy` is applied again when a redirect changes the origin. A proxy that
     /// refuses the tunnel fails the request with ``BluebonnetError/proxyResponseCode`` set.
     public var proxy = Proxy.none
+    /// Whether requests are recorded with swift-metrics (duration, active requests, body sizes,
+    /// pool gauges; DocC article `MetricsAndTracing`). Default ``MetricsOption/enabled``: into
+    /// the factory bootstrapped when the session is created, nothing (at no cost) when none was.
+    public var metrics = MetricsOption.enabled
+    /// Whether requests are traced with swift-distributed-tracing (one client span per request,
+    /// W3C `traceparent` on every hop; DocC article `MetricsAndTracing`). Default
+    /// ``TracingOption/enabled``: with the tracer bootstrapped when the session is created, nothing
+    /// (at no cost) when none was.
+    public var tracing = TracingOption.enabled
+    /// The methods metrics and spans record by name; others become `_OTHER`. Default
+    /// ``defaultTelemetryKnownMethods``. A full override, as OpenTelemetry asks: list every method
+    /// you want named.
+    public var telemetryKnownMethods = SessionConfiguration.defaultTelemetryKnownMethods
 
     /// The defaults described on each property.
     public init() {}

@@ -16,6 +16,10 @@ import Synchronization
 /// Idle connections are watched (see `IdleWatcher`): a connection the server closes while it
 /// sits idle is dropped before any request leases it.
 ///
+/// A pool made with a ``StatisticsObserver`` reads ``PoolStateMachine/statistics`` under the lock
+/// after each event and, when they changed, tells the observer after unlocking; without one it
+/// does neither.
+///
 /// - Warning: shut the pool down (``shutdown()``) before the event loop group: a pool whose loops
 ///   are gone cannot close its connections or hand them out.
 public final class ConnectionPool: Sendable {
@@ -41,7 +45,18 @@ public final class ConnectionPool: Sendable {
         /// Connections told to close that have not reported closed yet.
         var closing = 0
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The statistics last handed to the observer.
+        var reported = PoolStatistics()
     }
+
+    /// Told about each change of the pool's ``PoolStatistics``, from the value last reported to
+    /// the new one, on whatever thread made the change, outside the pool's lock (so it may run
+    /// user code: a metrics backend).
+    ///
+    /// Calls from different threads can arrive in any order, so an observer should apply each
+    /// *difference* (`new.idle - old.idle`…): the differences add up to the pool's current
+    /// statistics whatever the order, where setting the latest value seen could leave a stale one.
+    public typealias StatisticsObserver = @Sendable (_ old: PoolStatistics, _ new: PoolStatistics) -> Void
 
     /// Who waits for a lease: a suspended task, or a handler that takes the connection on its loop.
     private enum Waiter {
@@ -82,6 +97,7 @@ public final class ConnectionPool: Sendable {
     public let connectTimeouts: ConnectTimeouts
     private let resolver: Resolver
     private let tunnel: ProxyTunnel?
+    private let statisticsObserver: StatisticsObserver?
 
     /// A pool making connections on `group`'s loops with `configuration`'s limits.
     ///
@@ -93,18 +109,22 @@ public final class ConnectionPool: Sendable {
     ///   - tunnel: opens `CONNECT` tunnels for TLS endpoints through a proxy (see
     ///     ``Connector/connect(to:on:timeouts:resolver:tunnel:)``); nil: such leases fail with
     ///     `invalidEndpoint`.
+    ///   - statisticsObserver: told about every change of the pool's statistics (see
+    ///     ``StatisticsObserver``). Default nil: the statistics are not even read.
     public init(
         group: EventLoopGroup,
         configuration: PoolStateMachine.Configuration = .init(),
         connectTimeouts: ConnectTimeouts = ConnectTimeouts(),
         resolver: Resolver = Resolver(),
-        tunnel: ProxyTunnel? = nil
+        tunnel: ProxyTunnel? = nil,
+        statisticsObserver: StatisticsObserver? = nil
     ) {
         self.group = group
         self.timerLoop = group.loops[0]
         self.connectTimeouts = connectTimeouts
         self.resolver = resolver
         self.tunnel = tunnel
+        self.statisticsObserver = statisticsObserver
         self.state = Mutex(State(machine: PoolStateMachine(configuration: configuration)))
     }
 
@@ -116,6 +136,8 @@ public final class ConnectionPool: Sendable {
     public var idleConnectionCount: Int { state.withLock { $0.machine.idleConnectionCount } }
     /// Leases waiting for a connection.
     public var waitingRequestCount: Int { state.withLock { $0.machine.waitingRequestCount } }
+    /// The connections by state, the waiting leases and the failed attempts so far.
+    public var statistics: PoolStatistics { state.withLock { $0.machine.statistics } }
 
     // MARK: Leasing
 
@@ -238,18 +260,26 @@ public final class ConnectionPool: Sendable {
     // MARK: The shell
 
     /// Locks, runs `body` (which feeds the machine; nil: nothing to do), turns the actions into
-    /// work, unlocks, performs the work. `idleCandidate`: a connection the event may have parked
-    /// idle (it is, when no action leased or closed it). Returns false when `body` returned nil.
+    /// work, unlocks, tells the statistics observer (if any, and if they changed), performs the
+    /// work. `idleCandidate`: a connection the event may have parked idle (it is, when no action
+    /// leased or closed it). Returns false when `body` returned nil.
     @discardableResult
     private func modify(
         idleCandidate: PoolStateMachine.ConnectionID? = nil,
         _ body: (inout State) -> PoolStateMachine.Actions?
     ) -> Bool {
-        let work = state.withLock { state -> [Work]? in
-            guard let actions = body(&state) else { return nil }
-            return Self.collect(actions, idleCandidate: idleCandidate, &state)
+        let observed = statisticsObserver != nil
+        let (work, change) = state.withLock { state -> ([Work]?, (old: PoolStatistics, new: PoolStatistics)?) in
+            guard let actions = body(&state) else { return (nil, nil) }
+            let work = Self.collect(actions, idleCandidate: idleCandidate, &state)
+            guard observed else { return (work, nil) }
+            let statistics = state.machine.statistics
+            guard statistics != state.reported else { return (work, nil) }
+            defer { state.reported = statistics }
+            return (work, (state.reported, statistics))
         }
         guard let work else { return false }
+        if let change { statisticsObserver?(change.old, change.new) }
         for item in work { perform(item) }
         return true
     }

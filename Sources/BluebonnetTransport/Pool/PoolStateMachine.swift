@@ -123,6 +123,10 @@ public struct PoolStateMachine: Sendable {
     private var nextSequence: UInt64 = 0
     private var idleCount = 0
     private var backoffCount = 0
+    /// Totals over every key, for ``statistics`` (each key's `KeyState` has its own).
+    private var connectingCount = 0
+    private var leasedCount = 0
+    private var connectFailureCount = 0
     /// The deadline the shell's timer is armed for, as far as the machine has told it.
     private var armedTimer: Deadline?
     /// The deadline the timer should be armed for at the end of the current event: never later
@@ -142,6 +146,12 @@ public struct PoolStateMachine: Sendable {
     public var waitingRequestCount: Int { waitingKeys.count }
     /// Whether shutdown has completed.
     public var isShutDown: Bool { lifecycle == .shutDown }
+    /// The connections by state, the waiting requests and the failed attempts so far; O(1).
+    public var statistics: PoolStatistics {
+        PoolStatistics(
+            connecting: connectingCount, idle: idleCount, leased: leasedCount, waiting: waitingKeys.count,
+            connectFailures: connectFailureCount)
+    }
 
     // MARK: - Events
 
@@ -208,6 +218,7 @@ public struct PoolStateMachine: Sendable {
         var actions = Actions()
         var state = keys.removeValue(forKey: connection.key)!
         state.connecting -= 1
+        connectingCount -= 1
         state.consecutiveFailures = 0
         if state.backoffUntil != nil {
             state.backoffUntil = nil
@@ -244,6 +255,8 @@ public struct PoolStateMachine: Sendable {
         connections[connectionID] = nil
         var state = keys.removeValue(forKey: connection.key)!
         state.connecting -= 1
+        connectingCount -= 1
+        connectFailureCount += 1
         state.consecutiveFailures += 1
         if lifecycle == .running {
             if state.waiters.count > state.connectionCount {
@@ -281,6 +294,7 @@ public struct PoolStateMachine: Sendable {
         var actions = Actions()
         var state = keys.removeValue(forKey: connection.key)!
         state.leased -= 1
+        leasedCount -= 1
         let usedUp = configuration.maximumUsesPerConnection.map { connection.uses >= $0 } ?? false
         if !reusable || peerClosed || lifecycle != .running || usedUp || lifetimeEnded(connection, now: now) {
             connections[connectionID] = nil
@@ -408,6 +422,7 @@ public struct PoolStateMachine: Sendable {
         connections[connectionID]!.state = .leased(request, peerClosed: false)
         connections[connectionID]!.uses += 1
         state.leased += 1
+        leasedCount += 1
         actions.append(.lease(connectionID, to: request))
     }
 
@@ -466,6 +481,7 @@ public struct PoolStateMachine: Sendable {
             nextConnectionID += 1
             connections[connectionID] = Connection(key: best.key)
             keys[best.key]!.connecting += 1
+            connectingCount += 1
             actions.append(.createConnection(connectionID, best.key))
         }
     }
