@@ -8,6 +8,8 @@
 #   bash scripts/throughput.sh                 # every scenario, 3 rounds × (1 s warm-up + 5 s)
 #   bash scripts/throughput.sh --quick         # every scenario once, ~2.5 s each (CI: proves it works)
 #   bash scripts/throughput.sh --scenarios small-get-c64,get-64m-stream --rounds 5
+#   bash scripts/throughput.sh --scenarios download-1g-file,upload-256m-file,multipart-256m-file
+#                                              # the transfers: 1 GiB / 256 MiB files, with curl
 #   bash scripts/throughput.sh --clients ahc,bluebonnet-async   # Bluebonnet's clients only when named
 #   bash scripts/throughput.sh --list          # scenarios and which clients run them
 #
