@@ -68,6 +68,8 @@ public class Request: @unchecked Sendable {
         var progress: ProgressTracker?
         /// `cURLDescription(on:calling:)` handlers waiting for the first request to be sent.
         var cURLHandlers: [CURLHandler] = []
+        /// The span and active-request count while the pipeline runs (only with session telemetry).
+        var telemetry: RequestTelemetry?
     }
 
     /// A `cURLDescription(on:calling:)` handler and its queue.
@@ -386,6 +388,26 @@ public class Request: @unchecked Sendable {
     }
 
     var cancellationError: BluebonnetError? { mutable.withLock { $0.cancellationError } }
+
+    /// Starts the request's telemetry when its session has any (nothing else is touched otherwise).
+    func startTelemetry() {
+        guard let sessionTelemetry = session.telemetry,
+            let started = RequestTelemetry.start(sessionTelemetry, built: built)
+        else { return }
+        mutable.withLock { $0.telemetry = started }
+    }
+
+    /// The running request's telemetry; nil, without taking the lock, when its session has none.
+    var telemetry: RequestTelemetry? {
+        guard session.telemetry != nil else { return nil }
+        return mutable.withLock { $0.telemetry }
+    }
+
+    /// The request's telemetry, which the request no longer holds (it is ending).
+    func takeTelemetry() -> RequestTelemetry? {
+        guard session.telemetry != nil else { return nil }
+        return mutable.withLock { $0.telemetry.take() }
+    }
 }
 
 extension Request: CustomStringConvertible, CustomDebugStringConvertible {

@@ -1,6 +1,7 @@
 import BluebonnetCore
 import CoreMetrics
 import FoundationEssentials
+import Synchronization
 import Tracing
 
 /// One request's telemetry while its pipeline runs: the client span and the active-requests meter,
@@ -14,24 +15,23 @@ import Tracing
 /// A request that could not be built (an invalid URL, a failed parameter encoding) sent nothing:
 /// it gets no span and no metrics.
 ///
-/// A class, so that the pipeline's frame holds one pointer (nil without telemetry) rather than the
-/// whole value: a larger async frame can cost a malloc per request even when it is nil. Used only
-/// by the request's own task.
-final class RequestTelemetry {
+/// Kept in the request's state (see `Request.run()` for why not in the pipeline's frames) and used
+/// by the request's own task only; `sends` is atomic so that the class is plainly `Sendable`.
+final class RequestTelemetry: Sendable {
     private let session: SessionTelemetry
     private let target: TelemetryTarget
     private let span: (any Span)?
     private let active: Meter?
     /// Requests handed to the wire so far.
-    private var sends = 0
+    private let sendCount = Atomic<Int>(0)
 
     /// Starts the span (a child of the task's `ServiceContext`, if it has one) and counts the
     /// request as active; nil when the session has no telemetry or the request was not built.
     ///
     /// A static function rather than a failable initializer: a class's initializer allocates the
     /// object before its body can return nil.
-    static func start(_ telemetry: SessionTelemetry?, built: Result<HTTPRequest, BluebonnetError>) -> RequestTelemetry? {
-        guard let telemetry, case .success(let request) = built,
+    static func start(_ telemetry: SessionTelemetry, built: Result<HTTPRequest, BluebonnetError>) -> RequestTelemetry? {
+        guard case .success(let request) = built,
             let target = TelemetryTarget(request, knownMethods: telemetry.knownMethods)
         else { return nil }
         return RequestTelemetry(telemetry, request: request, target: target)
@@ -64,7 +64,7 @@ final class RequestTelemetry {
 
     /// `request` is about to be sent: counted, and given the span's propagation headers.
     func willSend(_ request: inout HTTPRequest) {
-        sends += 1
+        sendCount.add(1, ordering: .relaxed)
         guard let span, let tracer = session.tracer else { return }
         tracer.inject(span.context, into: &request.headers, using: HTTPHeadersInjector())
     }
@@ -84,7 +84,7 @@ final class RequestTelemetry {
         guard let span else { return }
         span.addEvent(SpanEvent(name: "http.retry", attributes: [
             "error.type": .string(failed.telemetryErrorType ?? "_OTHER"),
-            "http.request.resend_count": .int64(Int64(sends)),
+            "http.request.resend_count": .int64(Int64(sendCount.load(ordering: .relaxed))),
         ]))
     }
 
@@ -99,6 +99,7 @@ final class RequestTelemetry {
             target, status: status, errorType: errorType, duration: outcome.metrics?.taskDuration ?? .zero,
             lastTransaction: outcome.metrics?.transactions.last)
         guard let span else { return }
+        let sends = sendCount.load(ordering: .relaxed)
         span.updateAttributes { attributes in
             if let status { attributes["http.response.status_code"] = status }
             if let errorType { attributes["error.type"] = errorType }
