@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        // SmallGET's telemetry variants: minimal metrics and tracing backends of the benchmark's own.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // One executable, two roles: `throughput` (the coordinator: nginx, rounds, tables, chart)
@@ -47,8 +50,16 @@ let package = Package(
             path: "Sources/Throughput"
         ),
         // Child processes and the fixture nginx, for `throughput` and the benchmarks that need a
-        // real server.
-        .target(name: "HarnessSupport", path: "Sources/HarnessSupport"),
+        // real server; minimal metrics and tracing backends for SmallGET's telemetry variants.
+        .target(
+            name: "HarnessSupport",
+            dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Sources/HarnessSupport"
+        ),
+
         // Allocations per small GET through a whole client against the fixture nginx: the stable
         // figure to watch (mallocs do not depend on the machine's load). Today the peer's
         // (AsyncHTTPClient); Bluebonnet's Session joins it when the Session API lands.
@@ -61,6 +72,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Benchmarks/SmallGET",
             plugins: [

@@ -145,10 +145,16 @@ struct SessionTracingTests {
         var configuration = SessionConfiguration()
         configuration.metrics = .factory(recorder)
         configuration.tracing = .tracer(tracer)
-        let session = Session(configuration: configuration)
+        // Told when the exchange starts (the request is on its way), without polling.
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        var monitor = ClosureEventMonitor()
+        monitor.requestDidStartTransaction = { _, _ in startedContinuation.yield() }
+        let session = Session(configuration: configuration, eventMonitors: [monitor])
         let request = session.request("\(try SuiteTestServer.baseURL())/stall-head")
         let pending = request.serializingData()
-        #expect(await eventually { tracer.injections == 1 }, "the request is being sent")
+        var iterator = started.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(tracer.injections == 1, "the request was given its traceparent before it was sent")
         request.cancel()
         #expect(await pending.result.failure?.isExplicitlyCancelledError == true)
         let span = try Self.onlySpan(tracer)

@@ -8,9 +8,19 @@
 // - `AHC:GET:Small`: AsyncHTTPClient 1.37, one event loop, async API (the peer).
 // - `Bluebonnet:GET:Small`: Bluebonnet's `Session`, async API, the same request (no
 //   `Accept-Encoding`: AsyncHTTPClient sends none, and the fixture nginx would gzip text/plain).
+//   No metrics or tracing backend is bootstrapped in this process, so this is the cost of
+//   telemetry when nobody records (compare it with a build before telemetry).
+// - `Bluebonnet:GET:Small:Metrics`, `…:Tracing`, `…:MetricsAndTracing`: the same with a session
+//   that records into the minimal backends of `TelemetryBackends.swift` (per-session injection:
+//   bootstrap is once per process and would reach every benchmark). The difference from
+//   `Bluebonnet:GET:Small` in the same run is what metrics and tracing cost per request.
+// - `Bluebonnet:Telemetry:None`, `…:Metrics`, `…:Tracing`, `…:MetricsAndTracing`: the same
+//   sessions' telemetry for 1,000 requests per iteration without the network
+//   (`Session.runTelemetryOfOneRequest`, SPI): start, one send, end. Per request = the figures
+//   ÷ 1,000; `None` is the cost without a backend (one nil check).
 import AsyncHTTPClient
 import Benchmark
-import Bluebonnet
+@_spi(Benchmarks) import Bluebonnet
 import HarnessSupport
 import NIOCore
 import NIOPosix
@@ -26,6 +36,9 @@ final class SmallGETFixture: Sendable {
         var ahc: HTTPClient?
         var group: MultiThreadedEventLoopGroup?
         var session: Session?
+        var metricsSession: Session?
+        var tracingSession: Session?
+        var telemetrySession: Session?
     }
 
     private let state = Mutex(State())
@@ -36,6 +49,9 @@ final class SmallGETFixture: Sendable {
 
     var ahc: HTTPClient? { state.withLock { $0.ahc } }
     var session: Session? { state.withLock { $0.session } }
+    var metricsSession: Session? { state.withLock { $0.metricsSession } }
+    var tracingSession: Session? { state.withLock { $0.tracingSession } }
+    var telemetrySession: Session? { state.withLock { $0.telemetrySession } }
 
     func start() throws {
         let repo = try RepoPaths.find(nil)
@@ -46,7 +62,18 @@ final class SmallGETFixture: Sendable {
         var configuration = SessionConfiguration()
         configuration.headers.remove(name: "Accept-Encoding")
         let session = Session(configuration: configuration)
-        state.withLock { $0 = State(work: work, server: server, ahc: client, group: group, session: session) }
+        var metrics = configuration
+        metrics.metrics = .factory(SummingMetricsFactory())
+        var tracing = configuration
+        tracing.tracing = .tracer(MinimalTracer())
+        var both = metrics
+        both.tracing = tracing.tracing
+        state.withLock {
+            $0 = State(
+                work: work, server: server, ahc: client, group: group, session: session,
+                metricsSession: Session(configuration: metrics), tracingSession: Session(configuration: tracing),
+                telemetrySession: Session(configuration: both))
+        }
     }
 
     func stop() async {
@@ -56,6 +83,9 @@ final class SmallGETFixture: Sendable {
         }
         try? await old.ahc?.shutdown()
         await old.session?.shutdown()
+        await old.metricsSession?.shutdown()
+        await old.tracingSession?.shutdown()
+        await old.telemetrySession?.shutdown()
         try? await old.group?.shutdownGracefully()
         old.server?.stop()
         if let work = old.work { try? Files.removeTree(work) }
@@ -93,15 +123,37 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
-    registerBluebonnet()
+    registerBluebonnet("Bluebonnet:GET:Small") { $0.session }
+    registerBluebonnet("Bluebonnet:GET:Small:Metrics") { $0.metricsSession }
+    registerBluebonnet("Bluebonnet:GET:Small:Tracing") { $0.tracingSession }
+    registerBluebonnet("Bluebonnet:GET:Small:MetricsAndTracing") { $0.telemetrySession }
+    registerTelemetry("Bluebonnet:Telemetry:None") { $0.session }
+    registerTelemetry("Bluebonnet:Telemetry:Metrics") { $0.metricsSession }
+    registerTelemetry("Bluebonnet:Telemetry:Tracing") { $0.tracingSession }
+    registerTelemetry("Bluebonnet:Telemetry:MetricsAndTracing") { $0.telemetrySession }
 }
 
-/// `Bluebonnet:GET:Small`: one `Session` GET of `SmallGETFixture.shared.url` per iteration,
-/// collected into memory, length checked — the same loop as `AHC:GET:Small`.
-func registerBluebonnet() {
-    Benchmark("Bluebonnet:GET:Small") { benchmark in
+/// `Bluebonnet:Telemetry:…`: the telemetry of 1,000 requests (`GET` answered 200) per iteration,
+/// on the session `pick` takes, without the network.
+func registerTelemetry(_ name: String, _ pick: @escaping @Sendable (SmallGETFixture) -> Session?) {
+    Benchmark(name) { benchmark in
+        guard let session = pick(SmallGETFixture.shared), let request = try? HTTPRequest(url: SmallGETFixture.shared.url) else {
+            benchmark.error("no session (nginx did not start)")
+            return
+        }
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<1000 { session.runTelemetryOfOneRequest(request, status: 200) }
+        }
+    }
+}
+
+/// `Bluebonnet:GET:Small…`: one `Session` GET of `SmallGETFixture.shared.url` per iteration,
+/// collected into memory, length checked — the same loop as `AHC:GET:Small`, with the session
+/// `pick` takes from the fixture.
+func registerBluebonnet(_ name: String, _ pick: @escaping @Sendable (SmallGETFixture) -> Session?) {
+    Benchmark(name) { benchmark in
         let fixture = SmallGETFixture.shared
-        guard let session = fixture.session else {
+        guard let session = pick(fixture) else {
             benchmark.error("no session (nginx did not start)")
             return
         }
