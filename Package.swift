@@ -198,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetIntegrationTests",
-            // TLS and transport for the error kinds under `BluebonnetError.transportFailed`, and
+            // TLS and transport for the error kinds under `BluebonnetError.sessionTaskFailed`, and
             // for the wildcard-certificate case, which needs a server name other than the URL's host.
             dependencies: [
                 "Bluebonnet", "BluebonnetFoundation", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetTestSupport",

@@ -488,7 +488,7 @@ final class Fetcher: Fetching {
         switch error {
         case .invalidURL:
             return FetchError(.invalidURL, message)
-        case .transportFailed(let underlying):
+        case .sessionTaskFailed(let underlying):
             // The library's own classification first; the texts only for what it leaves open
             // (protocol violations, size limits, cancellation).
             switch error.networkErrorKind {
@@ -524,7 +524,7 @@ final class Fetcher: Fetching {
                 return FetchError(.other, message)
             }
         case .parameterEncodingFailed, .parameterEncoderFailed, .createURLRequestFailed,
-             .requestValidationFailed, .requestAdaptationFailed, .responseValidationFailed,
+             .urlRequestValidationFailed, .requestAdaptationFailed, .responseValidationFailed,
              .responseSerializationFailed:
             return FetchError(.other, message)
         }

@@ -14,7 +14,7 @@ import FoundationEssentials
 /// - ``Kind/requestFailed``: no response head arrived. Resolving, connecting, TLS (including
 ///   `BluebonnetError.serverTrustEvaluationFailed(reason:)`), sending the request or its body
 ///   (`BluebonnetError.requestBodyFailed(reason:)`), a timeout, too many redirects, a request
-///   Bluebonnet refuses to send (`BluebonnetError.requestValidationFailed(reason:)`), a shut-down
+///   Bluebonnet refuses to send (`BluebonnetError.urlRequestValidationFailed(reason:)`), a shut-down
 ///   session, or a cancellation (`BluebonnetError.explicitlyCancelled`).
 /// - ``Kind/responseBodyFailed``: the head was returned, then reading the body failed. It is
 ///   thrown by the response body's iterator: the connection was reset or closed early, a

@@ -158,7 +158,7 @@ struct CertificateMatrixTests {
             let error = try #require(response.error, "the request succeeded without a client certificate")
             #expect(response.response == nil)
             #expect(error.tlsErrorKind == .badCertificate, "\(error)")
-            #expect(error.isTransportError, "the server refusing our certificate is not a server-trust failure: \(error)")
+            #expect(error.isSessionTaskError, "the server refusing our certificate is not a server-trust failure: \(error)")
             await session.shutdown()
         }
     }

@@ -69,7 +69,7 @@ struct EventMonitorTests {
         func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {
             note(error == nil ? "finished" : "finishedWithError")
         }
-        func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {
+        func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: AFDataResponse<Value>) {
             note("parsed")
         }
     }

@@ -36,7 +36,7 @@ struct FaultTests {
         _ response: DataResponse<T, BluebonnetError>, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ExchangeError {
         let error = try #require(response.error, "expected a failure, got \(String(describing: response.response))", sourceLocation: sourceLocation)
-        return try #require(error.exchangeError, "expected transportFailed(ExchangeError), got \(error)", sourceLocation: sourceLocation)
+        return try #require(error.exchangeError, "expected sessionTaskFailed(ExchangeError), got \(error)", sourceLocation: sourceLocation)
     }
 
     /// A good request after a failure: it succeeds, and the pool holds no leased or half-closed

@@ -8,11 +8,11 @@ import FoundationEssentials
 // the test certificates, and bounded polling.
 
 extension BluebonnetError {
-    /// The HTTP/1 exchange's error under ``BluebonnetError/transportFailed(error:)`` or under
+    /// The HTTP/1 exchange's error under ``BluebonnetError/sessionTaskFailed(error:)`` or under
     /// `.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host:error:))`.
     var exchangeError: ExchangeError? {
         switch self {
-        case .transportFailed(let error), .serverTrustEvaluationFailed(.defaultEvaluationFailed(_, let error?)):
+        case .sessionTaskFailed(let error), .serverTrustEvaluationFailed(.defaultEvaluationFailed(_, let error?)):
             return error as? ExchangeError
         default:
             return nil

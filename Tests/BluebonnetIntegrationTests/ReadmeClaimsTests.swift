@@ -129,7 +129,7 @@ struct ReadmeClaimsTests {
         let session = Session()
         let result = await session.request("\(base)/delay/3") { $0.timeoutInterval = .milliseconds(500) }
             .serializingData().result
-        guard case .failure(.transportFailed(let underlying)) = result, let exchange = underlying as? ExchangeError else {
+        guard case .failure(.sessionTaskFailed(let underlying)) = result, let exchange = underlying as? ExchangeError else {
             Issue.record("expected a transport failure, got \(result)")
             return
         }

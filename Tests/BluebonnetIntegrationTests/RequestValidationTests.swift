@@ -4,7 +4,7 @@ import FoundationEssentials
 import Synchronization
 import Testing
 
-/// Requests Bluebonnet refuses to send: `.requestValidationFailed` with the reason, nothing
+/// Requests Bluebonnet refuses to send: `.urlRequestValidationFailed` with the reason, nothing
 /// written, the retrier asked (as in Alamofire) and `RetryPolicy` not retrying.
 @Suite(.timeLimit(.minutes(2)), .testServer(.faultServer))
 struct RequestValidationTests {
@@ -27,7 +27,7 @@ struct RequestValidationTests {
         let retrier = CountingRetrier()
         let session = Session(interceptor: Interceptor(adapters: [], retriers: [retrier, RetryPolicy()]))
         let response = await session.request("\(base)/conn", headers: ["X-Token": "a\r\nInjected: yes"]).serializingData().response
-        guard case .failure(.requestValidationFailed(.invalidHeaderValue(let name))) = response.result else {
+        guard case .failure(.urlRequestValidationFailed(.invalidHeaderValue(let name))) = response.result else {
             Issue.record("expected invalidHeaderValue, got \(response.result)")
             return
         }
@@ -49,7 +49,7 @@ struct RequestValidationTests {
         let base = try SuiteTestServer.baseURL()
         let session = Session()
         let result = await session.request("\(base)/echo", method: HTTPMethod(rawValue: "GET /x HTTP/1.1\r\nX:")).serializingData().result
-        guard case .failure(.requestValidationFailed(.invalidRequestHead(let error))) = result else {
+        guard case .failure(.urlRequestValidationFailed(.invalidRequestHead(let error))) = result else {
             Issue.record("expected invalidRequestHead, got \(result)")
             return
         }
@@ -64,7 +64,7 @@ struct RequestValidationTests {
 
         let strict = Session()
         let refused = await strict.request(request).serializingData().response
-        guard case .failure(.requestValidationFailed(.bodyDataInGETRequest(let body))) = refused.result else {
+        guard case .failure(.urlRequestValidationFailed(.bodyDataInGETRequest(let body))) = refused.result else {
             Issue.record("expected bodyDataInGETRequest, got \(refused.result)")
             return
         }

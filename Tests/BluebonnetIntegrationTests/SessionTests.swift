@@ -118,7 +118,7 @@ struct SessionTests {
             configuration.timeouts.idleRead = .milliseconds(300)
             let session = Session(configuration: configuration)
             let result = await session.request("\(server.baseURL)/stall-head").serializingData().result
-            guard case .failure(let error) = result, case .transportFailed(let underlying) = error,
+            guard case .failure(let error) = result, case .sessionTaskFailed(let underlying) = error,
                 let exchange = underlying as? ExchangeError
             else {
                 Issue.record("expected a transport failure, got \(result)")

@@ -71,12 +71,12 @@ struct StreamingPackageAccessTests {
             Issue.record("a response that is not HTTP delivered a head")
             return
         }
-        #expect(error.isTransportError)
+        #expect(error.isSessionTaskError)
         guard case .complete(let ending)? = await reader.next() else {
             Issue.record("expected the completion")
             return
         }
-        #expect(ending?.isTransportError == true)
+        #expect(ending?.isSessionTaskError == true)
         await session.shutdown()
     }
 

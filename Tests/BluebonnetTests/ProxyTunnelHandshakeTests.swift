@@ -139,7 +139,7 @@ import Testing
     @Test func anUnusableProxyIsATypedError() throws {
         let bad = Proxy(Proxy.Server(host: "proxy\r\nX: y", port: 3128))
         let error = #expect(throws: BluebonnetError.self) { _ = try Self.route("http://origin/", proxy: bad) }
-        guard case .transportFailed(let underlying)? = error else {
+        guard case .sessionTaskFailed(let underlying)? = error else {
             Issue.record("\(String(describing: error))")
             return
         }

@@ -320,7 +320,7 @@ func readmeExample22() async throws {
         print(user.name)
     case .failure(.responseValidationFailed(let reason)):
         print("unacceptable response:", reason)
-    case .failure(.transportFailed(let underlying)):
+    case .failure(.sessionTaskFailed(let underlying)):
         // Timeouts, resets, TLS and parser errors; `ExchangeError.kind` says which.
         if let exchange = underlying as? ExchangeError, exchange.kind == .idleReadTimeout {
             print("the server went quiet")

@@ -62,7 +62,7 @@ final class BluebonnetClient: LoadClient {
         let received: Int
         switch scenario.body {
         case .decodeJSON:
-            let response: BluebonnetDataResponse<[JSONItem]>
+            let response: AFDataResponse<[JSONItem]>
             if closureStyle {
                 response = await withCheckedContinuation { continuation in
                     request.responseDecodable(of: [JSONItem].self) { continuation.resume(returning: $0) }
@@ -81,7 +81,7 @@ final class BluebonnetClient: LoadClient {
             received = response.data?.count ?? 0
         case .memory, .stream:
             // (.stream is handled by `streamed()`.)
-            let response: BluebonnetDataResponse<Data?>
+            let response: AFDataResponse<Data?>
             if closureStyle {
                 response = await withCheckedContinuation { continuation in
                     request.response { continuation.resume(returning: $0) }

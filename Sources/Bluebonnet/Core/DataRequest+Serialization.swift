@@ -13,7 +13,7 @@ extension DataRequest {
     @discardableResult
     public func response(
         queue: DispatchQueue? = nil,
-        completionHandler: @escaping @Sendable (BluebonnetDataResponse<Data?>) -> Void
+        completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
         whenFinished { outcome in
@@ -29,7 +29,7 @@ extension DataRequest {
     public func response<Serializer: DataResponseSerializerProtocol>(
         queue: DispatchQueue? = nil,
         responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (BluebonnetDataResponse<Serializer.SerializedObject>) -> Void
+        completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
         whenFinished { outcome in
@@ -52,7 +52,7 @@ extension DataRequest {
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (BluebonnetDataResponse<Data>) -> Void
+        completionHandler: @escaping @Sendable (AFDataResponse<Data>) -> Void
     ) -> Self {
         response(
             queue: queue,
@@ -70,7 +70,7 @@ extension DataRequest {
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (BluebonnetDataResponse<String>) -> Void
+        completionHandler: @escaping @Sendable (AFDataResponse<String>) -> Void
     ) -> Self {
         response(
             queue: queue,
@@ -90,7 +90,7 @@ extension DataRequest {
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (BluebonnetDataResponse<T>) -> Void
+        completionHandler: @escaping @Sendable (AFDataResponse<T>) -> Void
     ) -> Self {
         response(
             queue: queue,
@@ -102,15 +102,15 @@ extension DataRequest {
 
     static func serialize<Serializer: DataResponseSerializerProtocol>(
         _ outcome: Outcome, with serializer: Serializer
-    ) -> BluebonnetDataResponse<Serializer.SerializedObject> {
+    ) -> AFDataResponse<Serializer.SerializedObject> {
         ResponseSerialization.response(
             serializing: serializer, request: outcome.request, response: outcome.response, data: outcome.data,
             error: outcome.error, metrics: outcome.metrics, clock: ContinuousClock())
     }
 
     /// The response as received, unserialized (every status and an empty body are fine).
-    static func unserialized(_ outcome: Outcome) -> BluebonnetDataResponse<Data?> {
-        BluebonnetDataResponse<Data?>(
+    static func unserialized(_ outcome: Outcome) -> AFDataResponse<Data?> {
+        AFDataResponse<Data?>(
             request: outcome.request, response: outcome.response, data: outcome.data, metrics: outcome.metrics,
             serializationDuration: .zero, result: outcome.error.map { .failure($0) } ?? .success(outcome.data))
     }
@@ -121,12 +121,12 @@ extension DataRequest {
 /// A serialized value of a ``DataRequest``, to await (Alamofire's `DataTask`).
 public struct DataTask<Value: Sendable>: Sendable {
     let request: DataRequest
-    let serialize: @Sendable (DataRequest.Outcome) -> BluebonnetDataResponse<Value>
+    let serialize: @Sendable (DataRequest.Outcome) -> AFDataResponse<Value>
     let cancelsWithTask: Bool
 
     /// The whole response: request, response head, data, metrics and the serialized result.
     /// Cancelling the awaiting task cancels the request (unless made with `automaticallyCancelling: false`).
-    public var response: BluebonnetDataResponse<Value> {
+    public var response: AFDataResponse<Value> {
         get async {
             let request = self.request
             let outcome: DataRequest.Outcome

@@ -13,7 +13,7 @@ extension DownloadRequest {
     @discardableResult
     public func response(
         queue: DispatchQueue? = nil,
-        completionHandler: @escaping @Sendable (BluebonnetDownloadResponse<URL?>) -> Void
+        completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
         whenFinished { outcome in
@@ -28,7 +28,7 @@ extension DownloadRequest {
     public func response<Serializer: DownloadResponseSerializerProtocol>(
         queue: DispatchQueue? = nil,
         responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (BluebonnetDownloadResponse<Serializer.SerializedObject>) -> Void
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
         whenFinished { outcome in
@@ -42,7 +42,7 @@ extension DownloadRequest {
     /// The file's URL (a failure when the download failed or wrote no file).
     @discardableResult
     public func responseURL(
-        queue: DispatchQueue? = nil, completionHandler: @escaping @Sendable (BluebonnetDownloadResponse<URL>) -> Void
+        queue: DispatchQueue? = nil, completionHandler: @escaping @Sendable (AFDownloadResponse<URL>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: URLResponseSerializer(), completionHandler: completionHandler)
     }
@@ -54,7 +54,7 @@ extension DownloadRequest {
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (BluebonnetDownloadResponse<Data>) -> Void
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Data>) -> Void
     ) -> Self {
         response(
             queue: queue,
@@ -71,7 +71,7 @@ extension DownloadRequest {
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (BluebonnetDownloadResponse<String>) -> Void
+        completionHandler: @escaping @Sendable (AFDownloadResponse<String>) -> Void
     ) -> Self {
         response(
             queue: queue,
@@ -90,7 +90,7 @@ extension DownloadRequest {
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (BluebonnetDownloadResponse<T>) -> Void
+        completionHandler: @escaping @Sendable (AFDownloadResponse<T>) -> Void
     ) -> Self {
         response(
             queue: queue,
@@ -102,7 +102,7 @@ extension DownloadRequest {
 
     func serialize<Serializer: DownloadResponseSerializerProtocol>(
         _ outcome: Outcome, with serializer: Serializer
-    ) -> BluebonnetDownloadResponse<Serializer.SerializedObject> {
+    ) -> AFDownloadResponse<Serializer.SerializedObject> {
         let clock = ContinuousClock()
         let start = clock.now
         let fileURL = outcome.error == nil ? self.fileURL : nil
@@ -111,15 +111,15 @@ extension DownloadRequest {
             result = .success(try serializer.serializeDownload(
                 request: outcome.request, response: outcome.response, fileURL: fileURL, error: outcome.error))
         } catch {
-            result = .failure(error.asBluebonnetError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+            result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
-        return BluebonnetDownloadResponse(
+        return AFDownloadResponse(
             request: outcome.request, response: outcome.response, fileURL: self.fileURL, resumeData: resumeData,
             metrics: outcome.metrics, serializationDuration: start.duration(to: clock.now), result: result)
     }
 
-    func unserialized(_ outcome: Outcome) -> BluebonnetDownloadResponse<URL?> {
-        BluebonnetDownloadResponse(
+    func unserialized(_ outcome: Outcome) -> AFDownloadResponse<URL?> {
+        AFDownloadResponse(
             request: outcome.request, response: outcome.response, fileURL: fileURL, resumeData: resumeData,
             metrics: outcome.metrics, serializationDuration: .zero,
             result: outcome.error.map { .failure($0) } ?? .success(fileURL))
@@ -131,13 +131,13 @@ extension DownloadRequest {
 /// A serialized value of a ``DownloadRequest``, to await (Alamofire's `DownloadTask`).
 public struct DownloadTask<Value: Sendable>: Sendable {
     let request: DownloadRequest
-    let serialize: @Sendable (Request.Outcome) -> BluebonnetDownloadResponse<Value>
+    let serialize: @Sendable (Request.Outcome) -> AFDownloadResponse<Value>
     let cancelsWithTask: Bool
 
     /// The whole response. Cancelling the awaiting task cancels the download (unless made with
     /// `automaticallyCancelling: false`); a cancelled download keeps no resume data unless
     /// ``DownloadRequest/cancel(producingResumeData:)`` was used.
-    public var response: BluebonnetDownloadResponse<Value> {
+    public var response: AFDownloadResponse<Value> {
         get async {
             let request = self.request
             let outcome: Request.Outcome

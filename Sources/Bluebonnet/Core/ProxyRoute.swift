@@ -25,9 +25,9 @@ struct ProxyRoute {
 
     /// The route for `request` to `endpoint` (its direct endpoint).
     ///
-    /// - Throws: ``BluebonnetError/transportFailed(error:)`` with a `ProxyConfigurationError` when
+    /// - Throws: ``BluebonnetError/sessionTaskFailed(error:)`` with a `ProxyConfigurationError` when
     ///   the proxy cannot be used (CR/LF in its host or credentials…);
-    ///   ``BluebonnetError/requestValidationFailed(reason:)`` when the absolute-form target cannot
+    ///   ``BluebonnetError/urlRequestValidationFailed(reason:)`` when the absolute-form target cannot
     ///   be built.
     static func route(_ request: HTTPRequest, to endpoint: Endpoint, proxy: Proxy) throws(BluebonnetError) -> ProxyRoute {
         let originForm = request.requestTarget()
@@ -39,7 +39,7 @@ struct ProxyRoute {
         do {
             try server.validate()
         } catch {
-            throw .transportFailed(error: error)
+            throw .sessionTaskFailed(error: error)
         }
         var routed = endpoint
         routed.proxy = server
@@ -52,7 +52,7 @@ struct ProxyRoute {
         do {
             target = try RequestTarget.absoluteForm(scheme: "http", authority: request.authority(), originForm: originForm)
         } catch {
-            throw .requestValidationFailed(reason: .invalidRequestTarget("\(error)"))
+            throw .urlRequestValidationFailed(reason: .invalidRequestTarget("\(error)"))
         }
         if let credentials = server.credentials, !headers.contains(name: "Proxy-Authorization") {
             headers.add(.proxyAuthorization(credentials))

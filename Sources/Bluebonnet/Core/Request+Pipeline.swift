@@ -89,7 +89,7 @@ extension Request {
             do {
                 request = try await adapter.adapt(request, using: RequestAdapterState(requestID: id, retryCount: retryCount))
             } catch {
-                let failure = error.asBluebonnetError(or: .requestAdaptationFailed(error: error))
+                let failure = error.asAFError(or: .requestAdaptationFailed(error: error))
                 eventMonitor.request(self, didFailToAdaptRequest: initial, withError: failure)
                 return Attempt(outcome: Outcome(request: request, error: failure), redirects: 0, retryable: true)
             }

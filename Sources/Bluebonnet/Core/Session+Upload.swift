@@ -171,7 +171,7 @@ extension Session {
                 try requestModifier(&request)
                 return .success(request)
             } catch {
-                return .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
+                return .failure(error.asAFError(or: .createURLRequestFailed(error: error)))
             }
         }
         return makeUpload(modified, uploadable: uploadable, interceptor: interceptor)

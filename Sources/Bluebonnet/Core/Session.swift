@@ -175,7 +175,7 @@ public final class Session: Sendable {
         do {
             return .success(try convertible.asURLRequest())
         } catch {
-            return .failure(error.asBluebonnetError(or: .createURLRequestFailed(error: error)))
+            return .failure(error.asAFError(or: .createURLRequestFailed(error: error)))
         }
     }
 

@@ -32,7 +32,7 @@ public struct SessionConfiguration: Sendable {
     /// no https→http unless allowed). See ``RedirectPolicy``.
     public var redirectPolicy = RedirectPolicy.default
     /// Whether a `GET` request may carry a body. Default false: such a request fails with
-    /// `.requestValidationFailed(reason: .bodyDataInGETRequest)` before anything is sent, as in
+    /// `.urlRequestValidationFailed(reason: .bodyDataInGETRequest)` before anything is sent, as in
     /// Alamofire. RFC 9110 §9.3.1: content in a GET has no generally defined semantics, and a
     /// client should not send it unless the server said it supports it (some reject the request
     /// or close the connection). Set true for servers that define one (search APIs do).

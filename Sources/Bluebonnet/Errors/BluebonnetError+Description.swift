@@ -15,13 +15,13 @@ extension BluebonnetError: LocalizedError, CustomStringConvertible {
             return "Multipart form encoding failed: \(reason.text)"
         case let .createURLRequestFailed(error):
             return "Building the request failed with error: \(error)"
-        case let .requestValidationFailed(reason):
+        case let .urlRequestValidationFailed(reason):
             return "Request is not valid: \(reason.text)"
         case let .requestAdaptationFailed(error):
             return "Request adaptation failed with error: \(error)"
         case let .requestRetryFailed(retryError, originalError):
             return "Request retry failed with retry error: \(retryError), original error: \(originalError)"
-        case let .transportFailed(error):
+        case let .sessionTaskFailed(error):
             return "Transport failed with error: \(error)"
         case let .serverTrustEvaluationFailed(reason):
             return "Server trust evaluation failed: \(reason.text)"
@@ -98,7 +98,7 @@ extension BluebonnetError.MultipartEncodingFailureReason {
     }
 }
 
-extension BluebonnetError.RequestValidationFailureReason {
+extension BluebonnetError.URLRequestValidationFailureReason {
     var text: String {
         switch self {
         case let .bodyDataInGETRequest(data): return "a GET request carries a \(data.count)-byte body."

@@ -8,12 +8,12 @@ extension BluebonnetError {
     ///
     /// - the request encoder refused the request before writing a byte — we misused HTTP
     ///   (CR, LF or NUL in a header or the target, a method that is not a token) →
-    ///   ``requestValidationFailed(reason:)``;
+    ///   ``urlRequestValidationFailed(reason:)``;
     /// - certificate verification of the server failed (chain, expiry, host name: a TLS error
     ///   with an `X509_V_ERR_*` result) → ``serverTrustEvaluationFailed(reason:)`` with
     ///   `.defaultEvaluationFailed(host:error:)`, whose error is the whole exchange error;
     /// - anything else (DNS, connect, TLS handshake, I/O, timeouts, the peer breaking HTTP) →
-    ///   ``transportFailed(error:)``.
+    ///   ``sessionTaskFailed(error:)``.
     ///
     /// `head` is the request head as given to the exchange (its fields are what the encoder's
     /// field index counts), `endpoint` where it went: the host a trust failure names is the
@@ -21,12 +21,12 @@ extension BluebonnetError {
     /// proxy's.
     init(exchangeFailure error: ExchangeError, head: RequestHead, endpoint: Endpoint) {
         if let encoderError = error.encoderError {
-            self = .requestValidationFailed(reason: .init(refused: encoderError, headers: head.headers, target: head.target))
+            self = .urlRequestValidationFailed(reason: .init(refused: encoderError, headers: head.headers, target: head.target))
         } else if let tls = (error.underlyingError as? TransportError)?.tlsError, Self.isTrustFailure(tls) {
             let host = endpoint.tls != nil ? endpoint.effectiveServerName : endpoint.proxy?.host
             self = .serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host ?? "", error: error))
         } else {
-            self = .transportFailed(error: error)
+            self = .sessionTaskFailed(error: error)
         }
     }
 
@@ -39,7 +39,7 @@ extension BluebonnetError {
     }
 }
 
-extension BluebonnetError.RequestValidationFailureReason {
+extension BluebonnetError.URLRequestValidationFailureReason {
     /// The reason for a request the encoder refused: the named cases for a bad header name,
     /// header value or target, ``invalidRequestHead(_:)`` for the rest.
     init(refused error: RequestEncoderError, headers: HTTPHeaders, target: String) {

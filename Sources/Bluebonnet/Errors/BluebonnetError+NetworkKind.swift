@@ -46,11 +46,11 @@ extension TransportError: NetworkErrorKindProviding {
 }
 
 extension BluebonnetError: NetworkErrorKindProviding {
-    /// The network failure underneath a ``transportFailed(error:)`` (or a failed retry's original
+    /// The network failure underneath a ``sessionTaskFailed(error:)`` (or a failed retry's original
     /// error), `tlsFailure` for ``serverTrustEvaluationFailed(reason:)``, or nil.
     public var networkErrorKind: NetworkErrorKind? {
         switch self {
-        case .transportFailed(let error):
+        case .sessionTaskFailed(let error):
             return (error as? any NetworkErrorKindProviding)?.networkErrorKind
         case .serverTrustEvaluationFailed:
             return .tlsFailure

@@ -1,14 +1,25 @@
 import FoundationEssentials
 
 extension Error {
-    /// This error as a ``BluebonnetError``, or nil when it is some other error
-    /// (Alamofire: `asAFError`).
-    public var asBluebonnetError: BluebonnetError? { self as? BluebonnetError }
+    /// This error as an ``AFError`` (``BluebonnetError``), or nil when it is some other error.
+    public var asAFError: AFError? { self as? AFError }
 
-    /// This error as a ``BluebonnetError``, or `fallback` when it is some other error
-    /// (Alamofire: `asAFError(or:)`).
-    public func asBluebonnetError(or fallback: @autoclosure () -> BluebonnetError) -> BluebonnetError {
-        (self as? BluebonnetError) ?? fallback()
+    /// This error as an ``AFError``, stopping the program with `message` when it is some other
+    /// error (a programming mistake: the caller knows the error must be one).
+    ///
+    /// - Warning: traps (`fatalError`) when the error is not an ``AFError``.
+    public func asAFError(
+        orFailWith message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line
+    ) -> AFError {
+        guard let error = self as? AFError else { fatalError(message(), file: file, line: line) }
+        return error
+    }
+
+    /// This error as an ``AFError``, or `fallback` when it is some other error.
+    ///
+    /// Alamofire has this member internally only; Bluebonnet makes it public.
+    public func asAFError(or fallback: @autoclosure () -> AFError) -> AFError {
+        (self as? AFError) ?? fallback()
     }
 }
 
@@ -43,9 +54,9 @@ extension BluebonnetError {
         return false
     }
 
-    /// Whether this is ``requestValidationFailed(reason:)``.
-    public var isRequestValidationError: Bool {
-        if case .requestValidationFailed = self { return true }
+    /// Whether this is ``urlRequestValidationFailed(reason:)``.
+    public var isURLRequestValidationError: Bool {
+        if case .urlRequestValidationFailed = self { return true }
         return false
     }
 
@@ -61,14 +72,11 @@ extension BluebonnetError {
         return false
     }
 
-    /// Whether this is ``transportFailed(error:)`` (Alamofire: `isSessionTaskError`).
-    public var isTransportError: Bool {
-        if case .transportFailed = self { return true }
+    /// Whether this is ``sessionTaskFailed(error:)``.
+    public var isSessionTaskError: Bool {
+        if case .sessionTaskFailed = self { return true }
         return false
     }
-
-    /// The Alamofire spelling of ``isTransportError``.
-    public var isSessionTaskError: Bool { isTransportError }
 
     /// Whether this is ``serverTrustEvaluationFailed(reason:)``.
     public var isServerTrustEvaluationError: Bool {
@@ -124,13 +132,13 @@ extension BluebonnetError {
 
     /// The error from another layer or from user code that caused this one, if any.
     ///
-    /// For example the transport error inside ``transportFailed(error:)``, the decoder's error
+    /// For example the transport error inside ``sessionTaskFailed(error:)``, the decoder's error
     /// inside `.responseSerializationFailed(reason: .decodingFailed(error:))`, or the retrier's
     /// error inside ``requestRetryFailed(retryError:originalError:)``.
     public var underlyingError: (any Error)? {
         switch self {
         case let .createURLRequestFailed(error), let .requestAdaptationFailed(error),
-            let .transportFailed(error), let .createUploadableFailed(error):
+            let .sessionTaskFailed(error), let .createUploadableFailed(error):
             return error
         case let .downloadedFileMoveFailed(error, _, _): return error
         case let .requestBodyFailed(reason): return reason.underlyingError
@@ -142,7 +150,7 @@ extension BluebonnetError {
         case let .serverTrustEvaluationFailed(reason): return reason.underlyingError
         case let .responseValidationFailed(reason): return reason.underlyingError
         case let .responseSerializationFailed(reason): return reason.underlyingError
-        case let .requestValidationFailed(reason): return reason.underlyingError
+        case let .urlRequestValidationFailed(reason): return reason.underlyingError
         case .invalidURL, .redirectLimitExceeded, .redirectRejected,
             .requestTooLarge, .responseTooLarge, .explicitlyCancelled, .sessionDeinitialized:
             return nil
@@ -211,7 +219,7 @@ extension BluebonnetError.MultipartEncodingFailureReason {
     }
 }
 
-extension BluebonnetError.RequestValidationFailureReason {
+extension BluebonnetError.URLRequestValidationFailureReason {
     var underlyingError: (any Error)? {
         if case let .invalidRequestHead(error) = self { return error }
         return nil

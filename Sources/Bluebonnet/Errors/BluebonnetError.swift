@@ -1,21 +1,25 @@
 import BluebonnetHTTP1
 import FoundationEssentials
 
+/// Alamofire's name for ``BluebonnetError``: code written against Alamofire's `AFError` (its cases,
+/// nested reasons, query properties and `asAFError`) compiles unchanged.
+public typealias AFError = BluebonnetError
+
 /// The error every Bluebonnet request fails with: each case names the phase that failed.
 ///
-/// This is Alamofire's `AFError` under Bluebonnet's name: `AFError` maps to `BluebonnetError`,
-/// `AFDataResponse<T>` to ``BluebonnetDataResponse``, and the cases and their reasons keep
-/// Alamofire's names except where noted on the case (`sessionTaskFailed` is ``transportFailed(error:)``
-/// because there is no `URLSessionTask` underneath).
+/// This is Alamofire's `AFError` (``AFError`` is an alias of this type), with Alamofire 5's case
+/// names and nested reasons, plus a few cases Alamofire has no counterpart for (redirect limits
+/// and rejections, request bodies that could not be sent, size limits), each marked
+/// "Not in Alamofire".
 ///
 /// Underlying errors are `any Error`, which is `Sendable` in Swift 6 (`Error` refines `Sendable`),
 /// so the whole value crosses tasks. Errors from lower layers (`TLSError`, `CompressionError`,
-/// parser and transport errors) arrive inside ``transportFailed(error:)`` or
+/// parser and transport errors) arrive inside ``sessionTaskFailed(error:)`` or
 /// ``serverTrustEvaluationFailed(reason:)``; read them back with ``underlyingError``.
 ///
-/// "We misused HTTP" (``invalidURL(url:)``, ``requestValidationFailed(reason:)``,
+/// "We misused HTTP" (``invalidURL(url:)``, ``urlRequestValidationFailed(reason:)``,
 /// ``parameterEncodingFailed(reason:)``) is kept apart from "the peer broke HTTP"
-/// (``transportFailed(error:)`` with a parser error) and from "the response is not what the
+/// (``sessionTaskFailed(error:)`` with a parser error) and from "the response is not what the
 /// caller accepts" (``responseValidationFailed(reason:)``, ``responseSerializationFailed(reason:)``).
 public enum BluebonnetError: Error {
     /// The value given as a URL could not be turned into a `URL`.
@@ -48,17 +52,17 @@ public enum BluebonnetError: Error {
     /// The request description is not something Bluebonnet will send (body on GET, CR/LF/NUL in
     /// a header or the target, a method that is not a token): found after the adapters ran and
     /// before any byte was written. Retriers are asked, as in Alamofire; ``RetryPolicy`` never
-    /// retries it. Alamofire: `urlRequestValidationFailed(reason:)`.
-    case requestValidationFailed(reason: RequestValidationFailureReason)
+    /// retries it.
+    case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
     /// A `RequestAdapter` threw.
     case requestAdaptationFailed(error: any Error)
     /// A `RequestRetrier` threw while deciding whether to retry `originalError`.
     case requestRetryFailed(retryError: any Error, originalError: any Error)
     /// Resolving, connecting, TLS, writing the request or reading the response failed.
     ///
-    /// Alamofire: `sessionTaskFailed(error:)`. `error` is the lower layer's typed error
-    /// (a transport, TLS, HTTP/1 parser, decompression or timeout error).
-    case transportFailed(error: any Error)
+    /// There is no `URLSessionTask` underneath: `error` is the lower layer's typed error (a
+    /// transport, TLS, HTTP/1 parser, decompression or timeout error), not a `URLError`.
+    case sessionTaskFailed(error: any Error)
     /// The server's certificate chain, host name or pins were not accepted.
     ///
     /// Bluebonnet verifies with OpenSSL during the handshake: every failed check (untrusted root,
@@ -66,7 +70,7 @@ public enum BluebonnetError: Error {
     /// error is the exchange's (its TLS error's `kind` says which check failed and
     /// `verifyResult` has OpenSSL's `X509_V_ERR_*` code). A handshake that fails for other
     /// reasons (no shared cipher or version, the server refusing our certificate) is
-    /// ``transportFailed(error:)``.
+    /// ``sessionTaskFailed(error:)``.
     case serverTrustEvaluationFailed(reason: ServerTrustFailureReason)
     /// A validator rejected the response (status code, content type or a custom check).
     case responseValidationFailed(reason: ResponseValidationFailureReason)
@@ -168,7 +172,7 @@ public enum BluebonnetError: Error {
     }
 
     /// Why a request description was refused before anything was sent.
-    public enum RequestValidationFailureReason: Sendable {
+    public enum URLRequestValidationFailureReason: Sendable {
         /// A GET request carried a non-empty body, and
         /// ``SessionConfiguration/allowsGETRequestBodies`` is false (the default; RFC 9110 §9.3.1:
         /// content in a GET has no defined meaning and some servers reject it).

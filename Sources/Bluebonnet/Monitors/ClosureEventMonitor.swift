@@ -57,7 +57,7 @@ public struct ClosureEventMonitor: EventMonitor {
     /// ``EventMonitor/requestDidFinish(_:metrics:error:)``.
     public var requestDidFinish: (@Sendable (Request, ResponseMetrics?, BluebonnetError?) -> Void)?
     /// `EventMonitor.request(_:didParseResponse:)` for a ``DataRequest``, with the value type-erased.
-    public var requestDidParseResponse: (@Sendable (DataRequest, BluebonnetDataResponse<any Sendable>) -> Void)?
+    public var requestDidParseResponse: (@Sendable (DataRequest, AFDataResponse<any Sendable>) -> Void)?
 
     /// A monitor with no closures set, delivering on `queue` (default ``EventMonitorQueue/shared``).
     public init(queue: DispatchQueue = EventMonitorQueue.shared) {
@@ -163,7 +163,7 @@ public struct ClosureEventMonitor: EventMonitor {
     }
 
     /// Calls the closure, if set, with the value erased to `any Sendable`.
-    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: AFDataResponse<Value>) {
         guard let requestDidParseResponse else { return }
         requestDidParseResponse(request, response.map { $0 as any Sendable })
     }

@@ -126,11 +126,11 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Posts to every member.
-    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: AFDataResponse<Value>) {
         perform { $0.request(request, didParseResponse: response) }
     }
     /// Posts to every member.
-    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: BluebonnetDownloadResponse<Value>) {
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: AFDownloadResponse<Value>) {
         perform { $0.request(request, didParseResponse: response) }
     }
 

@@ -89,9 +89,9 @@ public protocol EventMonitor: Sendable {
     /// The request is done: `metrics` (nil when it never ran) and its error, if any.
     func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?)
     /// A response handler or an awaited value serialized the response.
-    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>)
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: AFDataResponse<Value>)
     /// A response handler or an awaited value serialized a download.
-    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: BluebonnetDownloadResponse<Value>)
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: AFDownloadResponse<Value>)
 }
 
 /// The queue event monitors use unless they say otherwise.
@@ -152,7 +152,7 @@ extension EventMonitor {
     /// Does nothing.
     public func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {}
     /// Does nothing.
-    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: BluebonnetDataResponse<Value>) {}
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: AFDataResponse<Value>) {}
     /// Does nothing.
-    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: BluebonnetDownloadResponse<Value>) {}
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: AFDownloadResponse<Value>) {}
 }

@@ -97,11 +97,12 @@ public struct DataResponse<Success, Failure: Error> {
 
 extension DataResponse: Sendable where Success: Sendable {}
 
-/// A ``DataResponse`` whose failure is a ``BluebonnetError``: what response handlers deliver.
-///
-/// Alamofire's `AFDataResponse<Success>` (Alamofire's `AF` prefix becomes `Bluebonnet`, as in
-/// `AFError` → ``BluebonnetError``).
-public typealias BluebonnetDataResponse<Success> = DataResponse<Success, BluebonnetError>
+/// A ``DataResponse`` whose failure is an ``AFError`` (``BluebonnetError``): what response
+/// handlers deliver.
+public typealias AFDataResponse<Success> = DataResponse<Success, AFError>
+
+/// A `Result` whose failure is an ``AFError`` (``BluebonnetError``).
+public typealias AFResult<Success> = Result<Success, AFError>
 
 extension DataResponse {
     /// The Alamofire-style summary of the request's timing, serialization included; nil when the

@@ -72,8 +72,8 @@ public struct DownloadResponse<Success, Failure: Error> {
 
 extension DownloadResponse: Sendable where Success: Sendable {}
 
-/// A ``DownloadResponse`` whose error is a ``BluebonnetError`` (Alamofire's `AFDownloadResponse`).
-public typealias BluebonnetDownloadResponse<Success> = DownloadResponse<Success, BluebonnetError>
+/// A ``DownloadResponse`` whose failure is an ``AFError`` (``BluebonnetError``).
+public typealias AFDownloadResponse<Success> = DownloadResponse<Success, AFError>
 
 extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// `success(…)` or `failure(…)`.

@@ -92,14 +92,14 @@ enum ResponseSerialization {
     static func response<Serializer: DataResponseSerializerProtocol, C: Clock>(
         serializing serializer: Serializer, request: HTTPRequest?, response: HTTPResponse?, data: Data?,
         error: BluebonnetError?, metrics: ResponseMetrics?, clock: C
-    ) -> BluebonnetDataResponse<Serializer.SerializedObject> where C.Duration == Duration {
+    ) -> AFDataResponse<Serializer.SerializedObject> where C.Duration == Duration {
         let start = clock.now
         let result: Result<Serializer.SerializedObject, BluebonnetError>
         do {
             result = .success(try serializer.serialize(request: request, response: response, data: data, error: error))
         } catch {
             result = .failure(
-                error.asBluebonnetError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+                error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let duration = start.duration(to: clock.now)
         return DataResponse(

@@ -241,7 +241,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// A handler threw: the first such error becomes the request's.
     func captured(_ error: any Error) {
-        let recorded = error.asBluebonnetError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error)))
+        let recorded = error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error)))
         capturedError.withLock { $0 = $0 ?? recorded }
         if automaticallyCancelOnStreamError { cancel() }
     }

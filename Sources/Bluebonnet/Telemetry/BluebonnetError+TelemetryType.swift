@@ -10,8 +10,8 @@ extension BluebonnetError {
     /// `requestAdaptationFailed`…). The DocC article `MetricsAndTracing` lists them.
     var telemetryErrorType: String {
         switch self {
-        case .transportFailed(let error):
-            guard let exchange = error as? ExchangeError else { return "transportFailed" }
+        case .sessionTaskFailed(let error):
+            guard let exchange = error as? ExchangeError else { return "sessionTaskFailed" }
             if exchange.kind == .transport, let transport = exchange.underlyingError as? TransportError {
                 return transport.kind.description
             }
@@ -25,7 +25,7 @@ extension BluebonnetError {
         case .createUploadableFailed: return "createUploadableFailed"
         case .requestBodyFailed: return "requestBodyFailed"
         case .downloadedFileMoveFailed: return "downloadedFileMoveFailed"
-        case .requestValidationFailed: return "requestValidationFailed"
+        case .urlRequestValidationFailed: return "urlRequestValidationFailed"
         case .requestAdaptationFailed: return "requestAdaptationFailed"
         case .requestRetryFailed: return "requestRetryFailed"
         case .serverTrustEvaluationFailed: return "serverTrustEvaluationFailed"

@@ -23,7 +23,7 @@ public struct Validator: Sendable {
     /// Runs the check.
     public func validate(request: HTTPRequest?, response: HTTPResponse, data: Data?) -> Result<Void, BluebonnetError> {
         validation(request, response, data).mapError {
-            $0.asBluebonnetError(or: .responseValidationFailed(reason: .customValidationFailed(error: $0)))
+            $0.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: $0)))
         }
     }
 

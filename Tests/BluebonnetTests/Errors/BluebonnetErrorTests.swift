@@ -21,10 +21,10 @@ struct SampleError: Error, Equatable { var id = 1 }
         Row(error: .parameterEncoderFailed(reason: .missingRequiredComponent(.url)), check: { $0.isParameterEncoderError }, hasUnderlying: false),
         Row(error: .multipartEncodingFailed(reason: .inputStreamReadFailed(error: SampleError())), check: { $0.isMultipartEncodingError }, hasUnderlying: true),
         Row(error: .createURLRequestFailed(error: SampleError()), check: { $0.isCreateURLRequestError }, hasUnderlying: true),
-        Row(error: .requestValidationFailed(reason: .bodyDataInGETRequest(Data([1]))), check: { $0.isRequestValidationError }, hasUnderlying: false),
+        Row(error: .urlRequestValidationFailed(reason: .bodyDataInGETRequest(Data([1]))), check: { $0.isURLRequestValidationError }, hasUnderlying: false),
         Row(error: .requestAdaptationFailed(error: SampleError()), check: { $0.isRequestAdaptationError }, hasUnderlying: true),
         Row(error: .requestRetryFailed(retryError: SampleError(), originalError: SampleError(id: 2)), check: { $0.isRequestRetryError }, hasUnderlying: true),
-        Row(error: .transportFailed(error: SampleError()), check: { $0.isTransportError && $0.isSessionTaskError }, hasUnderlying: true),
+        Row(error: .sessionTaskFailed(error: SampleError()), check: { $0.isSessionTaskError && $0.isSessionTaskError }, hasUnderlying: true),
         Row(error: .serverTrustEvaluationFailed(reason: .hostValidationFailed(host: "a")), check: { $0.isServerTrustEvaluationError }, hasUnderlying: false),
         Row(error: .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: SampleError())), check: { $0.isServerTrustEvaluationError }, hasUnderlying: true),
         Row(error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 404)), check: { $0.isResponseValidationError && $0.responseCode == 404 }, hasUnderlying: false),
@@ -54,8 +54,8 @@ struct SampleError: Error, Equatable { var id = 1 }
     @Test func onlyOneIsQueryHoldsPerCase() {
         let queries: [(BluebonnetError) -> Bool] = [
             \.isInvalidURLError, \.isParameterEncodingError, \.isParameterEncoderError, \.isMultipartEncodingError,
-            \.isCreateURLRequestError, \.isRequestValidationError, \.isRequestAdaptationError, \.isRequestRetryError,
-            \.isTransportError, \.isServerTrustEvaluationError, \.isResponseValidationError,
+            \.isCreateURLRequestError, \.isURLRequestValidationError, \.isRequestAdaptationError, \.isRequestRetryError,
+            \.isSessionTaskError, \.isServerTrustEvaluationError, \.isResponseValidationError,
             \.isResponseSerializationError, \.isRedirectError, \.isSizeLimitError, \.isExplicitlyCancelledError,
             \.isSessionDeinitializedError, \.isSessionInvalidatedError,
         ]
@@ -65,7 +65,7 @@ struct SampleError: Error, Equatable { var id = 1 }
     }
 
     @Test func underlyingErrorIsTheOneGiven() {
-        let error = BluebonnetError.transportFailed(error: SampleError(id: 7))
+        let error = BluebonnetError.sessionTaskFailed(error: SampleError(id: 7))
         #expect(error.underlyingError as? SampleError == SampleError(id: 7))
         let retry = BluebonnetError.requestRetryFailed(retryError: SampleError(id: 1), originalError: SampleError(id: 2))
         #expect(retry.underlyingError as? SampleError == SampleError(id: 1))
@@ -80,17 +80,17 @@ struct SampleError: Error, Equatable { var id = 1 }
         #expect(BluebonnetError.invalidURL(url: "x").urlConvertible == "x")
     }
 
-    @Test func asBluebonnetErrorWrapsOnlyForeignErrors() {
+    @Test func asAFErrorWrapsOnlyForeignErrors() {
         let own: any Error = BluebonnetError.explicitlyCancelled
-        #expect(own.asBluebonnetError?.isExplicitlyCancelledError == true)
+        #expect(own.asAFError?.isExplicitlyCancelledError == true)
         let foreign: any Error = SampleError()
-        #expect(foreign.asBluebonnetError == nil)
-        #expect(foreign.asBluebonnetError(or: .transportFailed(error: foreign)).isTransportError)
+        #expect(foreign.asAFError == nil)
+        #expect(foreign.asAFError(or: .sessionTaskFailed(error: foreign)).isSessionTaskError)
     }
 
     @Test func crossesTasks() async {
-        let error = BluebonnetError.transportFailed(error: SampleError())
+        let error = BluebonnetError.sessionTaskFailed(error: SampleError())
         let back = await Task.detached { error }.value
-        #expect(back.isTransportError)
+        #expect(back.isSessionTaskError)
     }
 }

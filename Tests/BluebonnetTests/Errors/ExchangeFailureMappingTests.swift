@@ -34,18 +34,18 @@ import Testing
     @Test func aHeaderValueWithCRLFIsARequestValidationErrorNamingTheField() throws {
         let request = TestRequests.make("https://example.com/a", headers: ["Accept": "*/*", "X-Token": "a\r\nInjected: 1"])
         let error = try Self.mapped(request)
-        guard case .requestValidationFailed(.invalidHeaderValue(let name)) = error else {
+        guard case .urlRequestValidationFailed(.invalidHeaderValue(let name)) = error else {
             Issue.record("got \(error)")
             return
         }
         #expect(name == "X-Token")
-        #expect(error.isRequestValidationError)
+        #expect(error.isURLRequestValidationError)
         #expect(!error.localizedDescription.contains("Injected"), "a header value never reaches the message")
     }
 
     @Test func aHeaderNameThatIsNotATokenIsNamed() throws {
         let error = try Self.mapped(TestRequests.make("https://example.com/a", headers: ["Bad Name": "x"]))
-        guard case .requestValidationFailed(.invalidHeaderName(let name)) = error else {
+        guard case .urlRequestValidationFailed(.invalidHeaderName(let name)) = error else {
             Issue.record("got \(error)")
             return
         }
@@ -54,7 +54,7 @@ import Testing
 
     @Test func aMethodThatIsNotATokenIsAnInvalidHeadWithTheEncodersError() throws {
         let error = try Self.mapped(TestRequests.make("https://example.com/a", method: HTTPMethod(rawValue: "GET /x")))
-        guard case .requestValidationFailed(.invalidRequestHead(let encoderError)) = error else {
+        guard case .urlRequestValidationFailed(.invalidRequestHead(let encoderError)) = error else {
             Issue.record("got \(error)")
             return
         }
@@ -67,7 +67,7 @@ import Testing
         for failure in [ExchangeError.timeout(.idleRead, Self.context), .connectionClosedBeforeResponse(nil, Self.context)] {
             let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
             let error = BluebonnetError(exchangeFailure: failure, head: head, endpoint: Self.endpoint)
-            #expect(error.isTransportError, "\(error)")
+            #expect(error.isSessionTaskError, "\(error)")
             #expect((error.underlyingError as? ExchangeError)?.kind == failure.kind)
         }
     }

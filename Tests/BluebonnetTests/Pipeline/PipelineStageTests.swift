@@ -34,7 +34,7 @@ import Testing
     @Test func aGETWithABodyIsRefusedUnlessAllowed() {
         let request = HTTPRequest(url: Self.url, method: .get, body: Data("x".utf8))
         let refused = RequestPreparation(defaultHeaders: [], allowsGETRequestBodies: false).check(request)
-        guard case .requestValidationFailed(reason: .bodyDataInGETRequest)? = refused else {
+        guard case .urlRequestValidationFailed(reason: .bodyDataInGETRequest)? = refused else {
             Issue.record("expected bodyDataInGETRequest, got \(String(describing: refused))")
             return
         }

@@ -4,7 +4,7 @@ import Testing
 @testable import Bluebonnet
 
 @Suite struct DataResponseTests {
-    static func make<T>(_ result: Result<T, BluebonnetError>, status: Int? = 200, request: Bool = true) -> BluebonnetDataResponse<T> {
+    static func make<T>(_ result: Result<T, BluebonnetError>, status: Int? = 200, request: Bool = true) -> AFDataResponse<T> {
         DataResponse(
             request: request ? TestRequests.make("https://example.com/a?b=1", headers: ["Authorization": "Bearer secret"]) : nil,
             response: status.map { TestRequests.response($0, url: "https://example.com/a?b=1", headers: ["Set-Cookie": "id=1", "X-A": "b"]) },

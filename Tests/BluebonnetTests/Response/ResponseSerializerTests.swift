@@ -27,7 +27,7 @@ struct EmptyItem: Codable, Sendable, Equatable, EmptyResponse {
         case let .success(data): #expect(allowed && data.isEmpty)
         case let .failure(error):
             #expect(!allowed)
-            guard case .responseSerializationFailed(.inputDataNilOrZeroLength)? = error.asBluebonnetError else {
+            guard case .responseSerializationFailed(.inputDataNilOrZeroLength)? = error.asAFError else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -85,7 +85,7 @@ struct EmptyItem: Codable, Sendable, Equatable, EmptyResponse {
         }
         switch (outcome, expected) {
         case let (.success(text), expected?): #expect(text == expected)
-        case let (.failure(error), nil): #expect(error.asBluebonnetError?.failedStringEncoding != nil)
+        case let (.failure(error), nil): #expect(error.asAFError?.failedStringEncoding != nil)
         default: Issue.record("got \(outcome), expected \(String(describing: expected))")
         }
     }

@@ -52,11 +52,11 @@ import Testing
     static let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false)
 
     @Test(arguments: [
-        (BluebonnetError.transportFailed(error: ExchangeError.timeout(.idleRead, context)), "idleReadTimeout"),
-        (.transportFailed(error: ExchangeError.timeout(.total, context)), "totalTimeout"),
-        (.transportFailed(error: ExchangeError.transport(TransportError.poolWaitTimeout, context)), "poolWaitTimeout"),
-        (.transportFailed(error: ExchangeError.cancelled(context)), "cancelled"),
-        (.transportFailed(error: ExchangeError.connectionClosedBeforeResponse(nil, context)), "connectionClosedBeforeResponse"),
+        (BluebonnetError.sessionTaskFailed(error: ExchangeError.timeout(.idleRead, context)), "idleReadTimeout"),
+        (.sessionTaskFailed(error: ExchangeError.timeout(.total, context)), "totalTimeout"),
+        (.sessionTaskFailed(error: ExchangeError.transport(TransportError.poolWaitTimeout, context)), "poolWaitTimeout"),
+        (.sessionTaskFailed(error: ExchangeError.cancelled(context)), "cancelled"),
+        (.sessionTaskFailed(error: ExchangeError.connectionClosedBeforeResponse(nil, context)), "connectionClosedBeforeResponse"),
         (.explicitlyCancelled, "cancelled"),
         (.redirectLimitExceeded(count: 20), "redirectLimitExceeded"),
         (.sessionInvalidated(error: nil), "sessionInvalidated"),

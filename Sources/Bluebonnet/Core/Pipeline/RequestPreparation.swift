@@ -40,7 +40,7 @@ struct RequestPreparation: Sendable {
     func check(_ request: HTTPRequest) -> BluebonnetError? {
         guard request.method == .get, !allowsGETRequestBodies else { return nil }
         if let body = request.body, !body.isEmpty {
-            return .requestValidationFailed(reason: .bodyDataInGETRequest(body))
+            return .urlRequestValidationFailed(reason: .bodyDataInGETRequest(body))
         }
         return nil
     }
