@@ -517,7 +517,8 @@ final class Fetcher: Fetching {
         case .multipartEncodingFailed(let reason):
             // A -F file that went away, changed size or cannot be read is local I/O.
             switch reason {
-            case .bodyPartFileNotReachable, .bodyPartFileIsDirectory, .bodyPartFileSizeNotAvailable,
+            case .bodyPartFileNotReachable, .bodyPartFileNotReachableWithError, .bodyPartFileIsDirectory,
+                 .bodyPartFileSizeNotAvailable, .bodyPartFileSizeQueryFailedWithError, .outputStreamCreationFailed,
                  .bodyPartInputStreamCreationFailed, .inputStreamReadFailed, .bodyPartFileSizeChanged:
                 return FetchError(.io, message)
             default:

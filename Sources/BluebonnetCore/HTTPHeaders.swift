@@ -18,8 +18,14 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 
 /// An ordered list of header fields whose names compare case-insensitively (RFC 9110 §5.1).
 ///
-/// Order is kept as given; `add` appends (so repeated fields such as `Set-Cookie` stay separate),
-/// `update` replaces the first field of that name and drops the others, keeping its position.
+/// As in Alamofire, the initialisers and literals keep one field per name: a later field of the
+/// same name (in any case) replaces the earlier one's name and value in the earlier one's place,
+/// so `["key": "a", "KEY": "b"]` is the single field `KEY: b`. `update` and the subscript do the
+/// same. Order is otherwise kept as given.
+///
+/// Unlike Alamofire, ``add(name:value:)`` appends, so repeated fields such as `Set-Cookie` can be
+/// sent, and the headers of a received response keep every field as it arrived, repeats included
+/// (read them with ``values(for:)``).
 public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, ExpressibleByDictionaryLiteral,
     ExpressibleByArrayLiteral, CustomStringConvertible
 {
@@ -28,19 +34,35 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, Expressible
     /// An empty list.
     @inlinable public init() { fields = [] }
 
-    /// The fields in order.
-    public init(_ headers: [HTTPHeader]) { fields = headers }
+    /// The fields in order, one per name: a repeated name updates the earlier field in place.
+    public init(_ headers: [HTTPHeader]) {
+        fields = []
+        for header in headers { update(header) }
+    }
 
-    /// Fields from a dictionary (order unspecified, as in a dictionary).
+    /// The fields in order, repeated names kept as separate fields (a received header section).
+    package init(preservingRepeats headers: [HTTPHeader]) { fields = headers }
+
+    /// Fields from a dictionary, one per case-insensitive name (order unspecified, as in a
+    /// dictionary).
     public init(_ dictionary: [String: String]) {
-        fields = dictionary.map { HTTPHeader(name: $0.key, value: $0.value) }
+        fields = []
+        for (name, value) in dictionary { update(name: name, value: value) }
     }
 
+    /// Fields in the literal's order, one per case-insensitive name (a repeated name updates the
+    /// earlier field in place).
     public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { HTTPHeader(name: $0.0, value: $0.1) }
+        fields = []
+        for (name, value) in elements { update(name: name, value: value) }
     }
 
-    public init(arrayLiteral elements: HTTPHeader...) { fields = elements }
+    /// Fields in the literal's order, one per case-insensitive name (a repeated name updates the
+    /// earlier field in place).
+    public init(arrayLiteral elements: HTTPHeader...) {
+        fields = []
+        for header in elements { update(header) }
+    }
 
     /// Makes room for `capacity` fields in all, so that adding up to that many allocates once.
     public mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
@@ -91,6 +113,19 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, Expressible
             if let newValue { update(name: name, value: newValue) } else { remove(name: name) }
         }
     }
+
+    /// The fields sorted by lower-cased name (a stable sort: repeats keep their order).
+    public func sorted() -> HTTPHeaders {
+        var copy = self
+        copy.fields = fields.enumerated().sorted { lhs, rhs in
+            let (l, r) = (lhs.element.name.lowercased(), rhs.element.name.lowercased())
+            return l == r ? lhs.offset < rhs.offset : l < r
+        }.map(\.element)
+        return copy
+    }
+
+    /// Sorts the fields by lower-cased name, as ``sorted()`` does.
+    public mutating func sort() { self = sorted() }
 
     /// The fields as a dictionary; repeated names keep the last value.
     public var dictionary: [String: String] {

@@ -99,7 +99,10 @@ import Testing
     @Test func theResponseHeadKeepsStatusReasonAndFieldsInOrder() throws {
         let received = SessionResponse(
             url: url("http://h/"), statusCode: 418, reason: "I'm a teapot",
-            headers: [HTTPHeader(name: "Set-Cookie", value: "a=1"), HTTPHeader(name: "X-B", value: "b"), HTTPHeader(name: "set-cookie", value: "c=3")])
+            headers: HTTPHeaders(preservingRepeats: [
+                HTTPHeader(name: "Set-Cookie", value: "a=1"), HTTPHeader(name: "X-B", value: "b"),
+                HTTPHeader(name: "set-cookie", value: "c=3"),
+            ]))
         let response = SessionTransport.makeResponse(received)
         #expect(response.status.code == 418)
         #expect(response.status.reasonPhrase == "I'm a teapot")
@@ -120,7 +123,7 @@ import Testing
     func theBodyLengthIsKnownOnlyWhenTheBodyArrivesAsFramed(fields: [(String, String)], expected: HTTPBody.Length) throws {
         let received = SessionResponse(
             url: url("http://h/"), statusCode: 200,
-            headers: HTTPHeaders(fields.map { HTTPHeader(name: $0.0, value: $0.1) }))
+            headers: HTTPHeaders(preservingRepeats: fields.map { HTTPHeader(name: $0.0, value: $0.1) }))
         #expect(SessionTransport.bodyLength(of: received) == expected)
     }
 

@@ -23,7 +23,7 @@ struct LinesSerializer: ResponseSerializer {
     func serialize(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws -> [String] {
         if let error { throw error }
         guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(request: request, response: response) else {
+            guard emptyResponseAllowed(forRequest: request, response: response) else {
                 throw BluebonnetError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
             }
             return []

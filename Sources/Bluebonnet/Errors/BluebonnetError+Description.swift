@@ -1,68 +1,82 @@
 import FoundationEssentials
 
 extension BluebonnetError: LocalizedError, CustomStringConvertible {
-    /// A sentence saying which phase failed and why, ending with the underlying error when there
-    /// is one.
+    /// A sentence saying which phase failed and why: Alamofire 5's texts for the cases it has,
+    /// ours for the others.
+    ///
+    /// Where Alamofire writes an underlying error's `localizedDescription`, Bluebonnet writes its
+    /// `errorDescription` when it is a `LocalizedError` and its `description` otherwise (on Linux,
+    /// `localizedDescription` of an error that is not a `LocalizedError` says only "The operation
+    /// could not be completed"). A GET request's body is not written into the text, only its size.
     public var errorDescription: String? {
         switch self {
+        case .explicitlyCancelled:
+            return "Request explicitly cancelled."
         case let .invalidURL(url):
             return "URL is not valid: \(url)"
         case let .parameterEncodingFailed(reason):
-            return "Parameter encoding failed: \(reason.text)"
+            return reason.text
         case let .parameterEncoderFailed(reason):
-            return "Parameter encoder failed: \(reason.text)"
+            return reason.text
         case let .multipartEncodingFailed(reason):
-            return "Multipart form encoding failed: \(reason.text)"
-        case let .createURLRequestFailed(error):
-            return "Building the request failed with error: \(error)"
-        case let .urlRequestValidationFailed(reason):
-            return "Request is not valid: \(reason.text)"
+            return reason.text
         case let .requestAdaptationFailed(error):
-            return "Request adaptation failed with error: \(error)"
-        case let .requestRetryFailed(retryError, originalError):
-            return "Request retry failed with retry error: \(retryError), original error: \(originalError)"
-        case let .sessionTaskFailed(error):
-            return "Transport failed with error: \(error)"
-        case let .serverTrustEvaluationFailed(reason):
-            return "Server trust evaluation failed: \(reason.text)"
+            return "Request adaption failed with error: \(Self.text(of: error))"
         case let .responseValidationFailed(reason):
-            return "Response validation failed: \(reason.text)"
+            return reason.text
         case let .responseSerializationFailed(reason):
-            return "Response serialization failed: \(reason.text)"
+            return reason.text
+        case let .requestRetryFailed(retryError, originalError):
+            return "Request retry failed with retry error: \(Self.text(of: retryError)), "
+                + "original error: \(Self.text(of: originalError))"
+        case .sessionDeinitialized:
+            return "Session was invalidated without error, so it was likely deinitialized unexpectedly. "
+                + "Be sure to retain a reference to your Session for the duration of your requests."
+        case let .sessionInvalidated(error):
+            return "Session was invalidated with error: \(error.map { Self.text(of: $0) } ?? "No description.")"
+        case let .serverTrustEvaluationFailed(reason):
+            return "Server trust evaluation failed due to reason: \(reason.text)"
+        case let .urlRequestValidationFailed(reason):
+            return "URLRequest validation failed due to reason: \(reason.text)"
+        case let .createUploadableFailed(error):
+            return "Uploadable creation failed with error: \(Self.text(of: error))"
+        case let .createURLRequestFailed(error):
+            return "URLRequest creation failed with error: \(Self.text(of: error))"
+        case let .downloadedFileMoveFailed(error, source, destination):
+            return "Moving downloaded file from: \(source) to: \(destination) failed with error: \(Self.text(of: error))"
+        case let .sessionTaskFailed(error):
+            return "URLSessionTask failed with error: \(Self.text(of: error))"
         case let .redirectLimitExceeded(count):
             return "Redirect limit exceeded: \(count) redirects were followed and the response was another redirect."
         case let .redirectRejected(reason):
             return "Redirect rejected: \(reason.text)"
-        case let .createUploadableFailed(error):
-            return "The upload's body could not be created: \(error)"
         case let .requestBodyFailed(reason):
             return "The request body could not be sent: \(reason.text)"
-        case let .downloadedFileMoveFailed(error, source, destination):
-            return "The downloaded file could not be moved from \(source.path) to \(destination.path): \(error)"
         case let .requestTooLarge(limit):
             return "Request body exceeds the limit of \(limit) bytes."
         case let .responseTooLarge(limit):
             return "Response body exceeds the limit of \(limit) bytes."
-        case .explicitlyCancelled:
-            return "Request explicitly cancelled."
-        case .sessionDeinitialized:
-            return "Session was deinitialized while the request was running."
-        case let .sessionInvalidated(error):
-            if let error { return "Session was invalidated with error: \(error)" }
-            return "Session was shut down."
         }
     }
 
     /// The same text as ``errorDescription``.
     public var description: String { errorDescription ?? "BluebonnetError" }
+
+    /// An underlying error's text: its `errorDescription` when it has one, else its description.
+    static func text(of error: any Error) -> String {
+        if let localized = error as? any LocalizedError, let text = localized.errorDescription { return text }
+        return String(describing: error)
+    }
 }
 
 extension BluebonnetError.ParameterEncodingFailureReason {
     var text: String {
         switch self {
-        case .missingURL: return "the request has no URL."
-        case let .jsonEncodingFailed(error): return "JSON could not be encoded because of error: \(error)"
-        case let .customEncodingFailed(error): return "custom encoding failed with error: \(error)"
+        case .missingURL: return "URL request to encode was missing a URL"
+        case let .jsonEncodingFailed(error):
+            return "JSON could not be encoded because of error:\n\(BluebonnetError.text(of: error))"
+        case let .customEncodingFailed(error):
+            return "Custom parameter encoder failed with error: \(BluebonnetError.text(of: error))"
         }
     }
 }
@@ -70,9 +84,10 @@ extension BluebonnetError.ParameterEncodingFailureReason {
 extension BluebonnetError.ParameterEncoderFailureReason {
     var text: String {
         switch self {
-        case .missingRequiredComponent(.url): return "the request has no URL."
-        case let .missingRequiredComponent(.httpMethod(method)): return "the request has no HTTP method (\(method))."
-        case let .encoderFailed(error): return "the encoder failed with error: \(error)"
+        case let .missingRequiredComponent(component):
+            return "Encoding failed due to a missing request component: \(component)"
+        case let .encoderFailed(error):
+            return "The underlying encoder failed with the error: \(error)"
         }
     }
 }
@@ -80,20 +95,28 @@ extension BluebonnetError.ParameterEncoderFailureReason {
 extension BluebonnetError.MultipartEncodingFailureReason {
     var text: String {
         switch self {
-        case let .bodyPartURLInvalid(url): return "the body part URL is not a file URL: \(url)"
-        case let .bodyPartFilenameInvalid(url): return "no file name could be derived from \(url)"
-        case let .bodyPartFileNotReachable(url): return "the body part file is not reachable: \(url)"
-        case let .bodyPartFileIsDirectory(url): return "the body part URL is a directory: \(url)"
-        case let .bodyPartFileSizeNotAvailable(url): return "the size of the body part file is not available: \(url)"
-        case let .bodyPartInputStreamCreationFailed(url): return "the body part file could not be opened: \(url)"
-        case let .outputStreamFileAlreadyExists(url): return "the output file already exists: \(url)"
-        case let .outputStreamURLInvalid(url): return "the output URL is not a file URL: \(url)"
-        case let .outputStreamWriteFailed(error): return "writing failed with error: \(error)"
-        case let .inputStreamReadFailed(error): return "reading a body part failed with error: \(error)"
+        case let .bodyPartURLInvalid(url): return "The URL provided is not a file URL: \(url)"
+        case let .bodyPartFilenameInvalid(url): return "The URL provided does not have a valid filename: \(url)"
+        case let .bodyPartFileNotReachable(url): return "The URL provided is not reachable: \(url)"
+        case let .bodyPartFileNotReachableWithError(url, error):
+            return "The system returned an error while checking the provided URL for reachability.\n"
+                + "URL: \(url)\nError: \(error)"
+        case let .bodyPartFileIsDirectory(url): return "The URL provided is a directory: \(url)"
+        case let .bodyPartFileSizeNotAvailable(url): return "Could not fetch the file size from the provided URL: \(url)"
+        case let .bodyPartFileSizeQueryFailedWithError(url, error):
+            return "The system returned an error while attempting to fetch the file size from the provided URL.\n"
+                + "URL: \(url)\nError: \(error)"
+        case let .bodyPartInputStreamCreationFailed(url):
+            return "Failed to create an InputStream for the provided URL: \(url)"
+        case let .outputStreamCreationFailed(url): return "Failed to create an OutputStream for URL: \(url)"
+        case let .outputStreamFileAlreadyExists(url): return "A file already exists at the provided URL: \(url)"
+        case let .outputStreamURLInvalid(url): return "The provided OutputStream URL is invalid: \(url)"
+        case let .outputStreamWriteFailed(error): return "OutputStream write failed with error: \(error)"
+        case let .inputStreamReadFailed(error): return "InputStream read failed with error: \(error)"
         case let .bodyPartHeaderInvalid(field, value):
-            return "the body part's \(field) \(String(reflecting: value)) contains CR, LF or NUL"
+            return "The body part's \(field) \(String(reflecting: value)) contains CR, LF or NUL."
         case let .bodyPartFileSizeChanged(url, expected, actual):
-            return "the body part file changed size from \(expected) to \(actual) bytes: \(url)"
+            return "The body part file changed size from \(expected) to \(actual) bytes: \(url)"
         }
     }
 }
@@ -101,12 +124,13 @@ extension BluebonnetError.MultipartEncodingFailureReason {
 extension BluebonnetError.URLRequestValidationFailureReason {
     var text: String {
         switch self {
-        case let .bodyDataInGETRequest(data): return "a GET request carries a \(data.count)-byte body."
-        case let .invalidHeaderName(name): return "header name \(String(reflecting: name)) is not a token."
-        case let .invalidHeaderValue(name): return "the value of header \(name) contains CR, LF or NUL."
+        case let .bodyDataInGETRequest(data):
+            return "Invalid URLRequest: Requests with GET method cannot have body data:\n(\(data.count) bytes)"
+        case let .invalidHeaderName(name): return "Invalid URLRequest: header name \(String(reflecting: name)) is not a token."
+        case let .invalidHeaderValue(name): return "Invalid URLRequest: the value of header \(name) contains CR, LF or NUL."
         case let .invalidRequestTarget(target):
-            return "request target \(String(reflecting: target)) contains CR, LF, NUL or a space."
-        case let .invalidRequestHead(error): return "the request head cannot be encoded: \(error)."
+            return "Invalid URLRequest: request target \(String(reflecting: target)) contains CR, LF, NUL or a space."
+        case let .invalidRequestHead(error): return "Invalid URLRequest: the request head cannot be encoded: \(error)."
         }
     }
 }
@@ -114,16 +138,18 @@ extension BluebonnetError.URLRequestValidationFailureReason {
 extension BluebonnetError.ServerTrustFailureReason {
     var text: String {
         switch self {
-        case let .noRequiredEvaluator(host): return "no trust evaluator is configured for \(host)."
-        case .noCertificatesFound: return "the server sent no certificates."
-        case .noPublicKeysFound: return "no public keys were found in the server's certificates."
+        case let .noRequiredEvaluator(host):
+            return "A ServerTrustEvaluating value is required for host \(host) but none was found."
+        case .noCertificatesFound: return "No certificates were found or provided for evaluation."
+        case .noPublicKeysFound: return "No public keys were found or provided for evaluation."
         case let .defaultEvaluationFailed(host, error):
-            return "the certificate chain for \(host) is not trusted" + (error.map { ": \($0)" } ?? ".")
-        case let .hostValidationFailed(host): return "the certificate does not match host \(host)."
-        case let .revocationCheckFailed(host): return "revocation checking failed for \(host)."
-        case let .certificatePinningFailed(host): return "no pinned certificate matched for \(host)."
-        case let .publicKeyPinningFailed(host): return "no pinned public key matched for \(host)."
-        case let .customEvaluationFailed(error): return "custom evaluation failed with error: \(error)"
+            return "Default evaluation failed for host \(host)." + (error.map { " \(BluebonnetError.text(of: $0))" } ?? "")
+        case let .hostValidationFailed(host): return "Host validation failed for host \(host)."
+        case let .revocationCheckFailed(host): return "Revocation check failed for host \(host)."
+        case let .certificatePinningFailed(host): return "Certificate pinning failed for host \(host)."
+        case let .publicKeyPinningFailed(host): return "Public key pinning failed for host \(host)."
+        case let .customEvaluationFailed(error):
+            return "Custom trust evaluation failed with error: \(BluebonnetError.text(of: error))"
         }
     }
 }
@@ -131,14 +157,16 @@ extension BluebonnetError.ServerTrustFailureReason {
 extension BluebonnetError.ResponseValidationFailureReason {
     var text: String {
         switch self {
-        case .dataFileNil: return "the downloaded file URL is nil."
-        case let .dataFileReadFailed(url): return "the downloaded file could not be read: \(url)"
+        case .dataFileNil: return "Response could not be validated, data file was nil."
+        case let .dataFileReadFailed(url): return "Response could not be validated, data file could not be read: \(url)."
         case let .missingContentType(types):
-            return "the response has no Content-Type and the acceptable types are \(types.joined(separator: ","))."
+            return "Response Content-Type was missing and acceptable content types "
+                + "(\(types.joined(separator: ","))) do not match \"*/*\"."
         case let .unacceptableContentType(types, type):
-            return "response Content-Type \"\(type)\" does not match any acceptable type: \(types.joined(separator: ","))."
-        case let .unacceptableStatusCode(code): return "response status code was unacceptable: \(code)."
-        case let .customValidationFailed(error): return "custom validation failed with error: \(error)"
+            return "Response Content-Type \"\(type)\" does not match any acceptable types: \(types.joined(separator: ","))."
+        case let .unacceptableStatusCode(code): return "Response status code was unacceptable: \(code)."
+        case let .customValidationFailed(error):
+            return "Custom response validation failed with error: \(BluebonnetError.text(of: error))"
         }
     }
 }
@@ -146,16 +174,19 @@ extension BluebonnetError.ResponseValidationFailureReason {
 extension BluebonnetError.ResponseSerializationFailureReason {
     var text: String {
         switch self {
-        case .inputDataNilOrZeroLength:
-            return "the response body was empty, which the request method and status code do not allow."
-        case .inputFileNil: return "the downloaded file URL is nil."
-        case let .inputFileReadFailed(url): return "the downloaded file could not be read: \(url)"
-        case let .stringSerializationFailed(encoding): return "the body is not valid \(encoding) text."
-        case let .jsonSerializationFailed(error): return "JSON could not be serialized because of error: \(error)"
-        case let .decodingFailed(error): return "the body could not be decoded because of error: \(error)"
-        case let .customSerializationFailed(error): return "custom serialization failed with error: \(error)"
+        case .inputDataNilOrZeroLength: return "Response could not be serialized, input data was nil or zero length."
+        case .inputFileNil: return "Response could not be serialized, input file was nil."
+        case let .inputFileReadFailed(url): return "Response could not be serialized, input file could not be read: \(url)."
+        case let .stringSerializationFailed(encoding): return "String could not be serialized with encoding: \(encoding)."
+        case let .jsonSerializationFailed(error):
+            return "JSON could not be serialized because of error:\n\(BluebonnetError.text(of: error))"
         case let .invalidEmptyResponse(type):
-            return "the body was empty and \(type) has no empty value; use Empty or conform to EmptyResponse."
+            return "Empty response could not be serialized to type: \(type). "
+                + "Use Empty as the expected type for such responses."
+        case let .decodingFailed(error):
+            return "Response could not be decoded because of error:\n\(BluebonnetError.text(of: error))"
+        case let .customSerializationFailed(error):
+            return "Custom response serializer failed with error:\n\(BluebonnetError.text(of: error))"
         }
     }
 }

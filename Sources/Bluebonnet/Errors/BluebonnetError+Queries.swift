@@ -78,6 +78,18 @@ extension BluebonnetError {
         return false
     }
 
+    /// Whether this is ``createUploadableFailed(error:)``.
+    public var isCreateUploadableError: Bool {
+        if case .createUploadableFailed = self { return true }
+        return false
+    }
+
+    /// Whether this is ``downloadedFileMoveFailed(error:source:destination:)``.
+    public var isDownloadedFileMoveError: Bool {
+        if case .downloadedFileMoveFailed = self { return true }
+        return false
+    }
+
     /// Whether this is ``serverTrustEvaluationFailed(reason:)``.
     public var isServerTrustEvaluationError: Bool {
         if case .serverTrustEvaluationFailed = self { return true }
@@ -163,6 +175,25 @@ extension BluebonnetError {
         return nil
     }
 
+    /// The file URL a ``multipartEncodingFailed(reason:)`` names (the body part's file or the
+    /// output file), or nil.
+    public var url: URL? {
+        if case let .multipartEncodingFailed(reason) = self { return reason.url }
+        return nil
+    }
+
+    /// The temporary file of a ``downloadedFileMoveFailed(error:source:destination:)``.
+    public var sourceURL: URL? {
+        if case let .downloadedFileMoveFailed(_, source, _) = self { return source }
+        return nil
+    }
+
+    /// The destination of a ``downloadedFileMoveFailed(error:source:destination:)``.
+    public var destinationURL: URL? {
+        if case let .downloadedFileMoveFailed(_, _, destination) = self { return destination }
+        return nil
+    }
+
     /// The status code of an `unacceptableStatusCode` validation failure.
     public var responseCode: Int? {
         if case let .responseValidationFailed(.unacceptableStatusCode(code)) = self { return code }
@@ -213,8 +244,23 @@ extension BluebonnetError.ParameterEncoderFailureReason {
 extension BluebonnetError.MultipartEncodingFailureReason {
     var underlyingError: (any Error)? {
         switch self {
-        case let .outputStreamWriteFailed(error), let .inputStreamReadFailed(error): return error
+        case let .outputStreamWriteFailed(error), let .inputStreamReadFailed(error),
+            let .bodyPartFileNotReachableWithError(_, error), let .bodyPartFileSizeQueryFailedWithError(_, error):
+            return error
         default: return nil
+        }
+    }
+
+    var url: URL? {
+        switch self {
+        case let .bodyPartURLInvalid(url), let .bodyPartFilenameInvalid(url), let .bodyPartFileNotReachable(url),
+            let .bodyPartFileNotReachableWithError(url, _), let .bodyPartFileIsDirectory(url),
+            let .bodyPartFileSizeNotAvailable(url), let .bodyPartFileSizeQueryFailedWithError(url, _),
+            let .bodyPartInputStreamCreationFailed(url), let .outputStreamCreationFailed(url),
+            let .outputStreamFileAlreadyExists(url), let .outputStreamURLInvalid(url), let .bodyPartFileSizeChanged(url, _, _):
+            return url
+        case .outputStreamWriteFailed, .inputStreamReadFailed, .bodyPartHeaderInvalid:
+            return nil
         }
     }
 }

@@ -129,14 +129,27 @@ public enum BluebonnetError: Error {
         case bodyPartURLInvalid(url: URL)
         /// No file name could be derived from the URL.
         case bodyPartFilenameInvalid(in: URL)
-        /// The file does not exist or cannot be read.
+        /// The file went away between `append` and reading it. A file already missing at
+        /// `append` is ``bodyPartFileNotReachableWithError(atURL:error:)``, as in Alamofire on
+        /// Linux, where the reachability check throws.
         case bodyPartFileNotReachable(at: URL)
+        /// The file's status could not be read (it does not exist, or a folder on its path is not
+        /// searchable); `error` is the `FileError`.
+        case bodyPartFileNotReachableWithError(atURL: URL, error: any Error)
         /// The URL names a directory.
         case bodyPartFileIsDirectory(at: URL)
-        /// The file's size could not be read.
+        /// The file's size could not be read: it is not a regular file (a pipe, a device…).
         case bodyPartFileSizeNotAvailable(at: URL)
+        /// Reading the file's size failed with `error`. Bluebonnet reads the size with the same
+        /// call that checks reachability, so a failure there is
+        /// ``bodyPartFileNotReachableWithError(atURL:error:)``; this case is kept for code that
+        /// matches on it.
+        case bodyPartFileSizeQueryFailedWithError(forURL: URL, error: any Error)
         /// The file could not be opened for reading.
         case bodyPartInputStreamCreationFailed(for: URL)
+        /// The output file could not be created. Bluebonnet reports a failure to create it with its
+        /// cause as ``outputStreamWriteFailed(error:)``; this case is kept for code that matches on it.
+        case outputStreamCreationFailed(for: URL)
         /// The destination file already exists.
         case outputStreamFileAlreadyExists(at: URL)
         /// The destination URL is not a file URL.

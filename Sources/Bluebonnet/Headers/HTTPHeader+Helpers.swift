@@ -59,6 +59,12 @@ extension HTTPHeader {
     public static func userAgent(_ value: String) -> HTTPHeader {
         HTTPHeader(name: "User-Agent", value: value)
     }
+
+    /// `Sec-WebSocket-Protocol: value` (RFC 6455 §11.3.4). Bluebonnet has no WebSocket client;
+    /// the builder exists for code that names it.
+    public static func websocketProtocol(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Sec-WebSocket-Protocol", value: value)
+    }
 }
 
 extension HTTPHeader {

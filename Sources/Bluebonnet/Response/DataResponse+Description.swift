@@ -1,31 +1,24 @@
 import FoundationEssentials
 
 extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
-    /// One line: the method, the URL and the status code, `GET https://example.com/a (200)`;
-    /// `(no response)` when no response arrived, `<no request>` when no request was built.
-    public var description: String {
-        let status = response.map { "\($0.statusCode)" } ?? "no response"
-        guard let request else { return "<no request> (\(status))" }
-        return "\(request.method.rawValue) \(request.url.absoluteString) (\(status))"
-    }
+    /// The result, `success(…)` or `failure(…)`, as in Alamofire. ``debugDescription`` has the
+    /// request and the response as well.
+    public var description: String { "\(result)" }
 
     /// Several lines for logs and the debugger: request, response (informational heads when
     /// there were some, status, headers, body, trailers when there were some), durations and
-    /// result.
+    /// result; only the first and the last without a request, as in Alamofire.
     ///
     /// Values of `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are shown as
     /// `***` (this text ends up in logs; ``HTTPRequest/cURLDescription(credential:redactingHeaders:)``
     /// is the unredacted reproduction). Bodies are shown as UTF-8 text up to 4 KiB, otherwise
     /// as their size.
     public var debugDescription: String {
+        guard let request else { return "[Request]: None\n[Result]: \(result)" }
         var lines: [String] = []
-        if let request {
-            lines.append("[Request]: \(request.method.rawValue) \(request.url.absoluteString)")
-            lines.append(contentsOf: Self.describe(headers: request.headers, indent: "    "))
-            lines.append("    [Body]: \(Self.describe(body: request.body))")
-        } else {
-            lines.append("[Request]: None")
-        }
+        lines.append("[Request]: \(request.method.rawValue) \(request.url.absoluteString)")
+        lines.append(contentsOf: Self.describe(headers: request.headers, indent: "    "))
+        lines.append("    [Body]: \(Self.describe(body: request.body))")
         if let response {
             lines.append("[Response]:")
             if !response.informationalResponses.isEmpty {

@@ -63,7 +63,7 @@ extension ResponseSerializer {
 
     /// Whether an empty body is a valid response for this request and response: the method
     /// or the status code allows it.
-    public func emptyResponseAllowed(request: HTTPRequest?, response: HTTPResponse?) -> Bool {
+    public func emptyResponseAllowed(forRequest request: HTTPRequest?, response: HTTPResponse?) -> Bool {
         requestAllowsEmptyResponseData(request) == true || responseAllowsEmptyResponseData(response) == true
     }
 
@@ -73,7 +73,7 @@ extension ResponseSerializer {
     func preparedData(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws -> Data? {
         if let error { throw error }
         guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(request: request, response: response) else {
+            guard emptyResponseAllowed(forRequest: request, response: response) else {
                 throw BluebonnetError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
             }
             return nil

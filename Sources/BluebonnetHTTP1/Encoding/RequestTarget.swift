@@ -78,6 +78,6 @@ extension RequestHead {
         let authority = try RequestTarget.authorityForm(host: host, port: port)
         var rest = headers
         rest.remove(name: "Host")
-        return RequestHead(method: .connect, target: authority, headers: HTTPHeaders([HTTPHeader(name: "Host", value: authority)] + Array(rest)))
+        return RequestHead(method: .connect, target: authority, headers: HTTPHeaders(preservingRepeats: [HTTPHeader(name: "Host", value: authority)] + Array(rest)))
     }
 }

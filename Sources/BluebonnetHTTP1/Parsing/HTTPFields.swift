@@ -122,7 +122,7 @@ public struct HTTPFields: Sendable, RandomAccessCollection, Equatable, CustomStr
 
     /// The fields as an `HTTPHeaders` (strings made for every field).
     public var headers: HTTPHeaders {
-        HTTPHeaders(map { HTTPHeader(name: $0.name, value: $0.value) })
+        HTTPHeaders(preservingRepeats: map { HTTPHeader(name: $0.name, value: $0.value) })
     }
 
     public var description: String { map(\.description).joined(separator: "\n") }

@@ -22,9 +22,12 @@ struct SampleError: Error, Equatable { var id = 1 }
         Row(error: .multipartEncodingFailed(reason: .inputStreamReadFailed(error: SampleError())), check: { $0.isMultipartEncodingError }, hasUnderlying: true),
         Row(error: .createURLRequestFailed(error: SampleError()), check: { $0.isCreateURLRequestError }, hasUnderlying: true),
         Row(error: .urlRequestValidationFailed(reason: .bodyDataInGETRequest(Data([1]))), check: { $0.isURLRequestValidationError }, hasUnderlying: false),
+        Row(error: .createUploadableFailed(error: SampleError()), check: { $0.isCreateUploadableError }, hasUnderlying: true),
+        Row(error: .downloadedFileMoveFailed(error: SampleError(), source: URL(filePath: "/tmp/a"), destination: URL(filePath: "/tmp/b")),
+            check: { $0.isDownloadedFileMoveError && $0.sourceURL?.path == "/tmp/a" && $0.destinationURL?.path == "/tmp/b" }, hasUnderlying: true),
         Row(error: .requestAdaptationFailed(error: SampleError()), check: { $0.isRequestAdaptationError }, hasUnderlying: true),
         Row(error: .requestRetryFailed(retryError: SampleError(), originalError: SampleError(id: 2)), check: { $0.isRequestRetryError }, hasUnderlying: true),
-        Row(error: .sessionTaskFailed(error: SampleError()), check: { $0.isSessionTaskError && $0.isSessionTaskError }, hasUnderlying: true),
+        Row(error: .sessionTaskFailed(error: SampleError()), check: { $0.isSessionTaskError }, hasUnderlying: true),
         Row(error: .serverTrustEvaluationFailed(reason: .hostValidationFailed(host: "a")), check: { $0.isServerTrustEvaluationError }, hasUnderlying: false),
         Row(error: .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: SampleError())), check: { $0.isServerTrustEvaluationError }, hasUnderlying: true),
         Row(error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 404)), check: { $0.isResponseValidationError && $0.responseCode == 404 }, hasUnderlying: false),
@@ -54,7 +57,7 @@ struct SampleError: Error, Equatable { var id = 1 }
     @Test func onlyOneIsQueryHoldsPerCase() {
         let queries: [(BluebonnetError) -> Bool] = [
             \.isInvalidURLError, \.isParameterEncodingError, \.isParameterEncoderError, \.isMultipartEncodingError,
-            \.isCreateURLRequestError, \.isURLRequestValidationError, \.isRequestAdaptationError, \.isRequestRetryError,
+            \.isCreateURLRequestError, \.isCreateUploadableError, \.isDownloadedFileMoveError, \.isURLRequestValidationError, \.isRequestAdaptationError, \.isRequestRetryError,
             \.isSessionTaskError, \.isServerTrustEvaluationError, \.isResponseValidationError,
             \.isResponseSerializationError, \.isRedirectError, \.isSizeLimitError, \.isExplicitlyCancelledError,
             \.isSessionDeinitializedError, \.isSessionInvalidatedError,

@@ -288,11 +288,12 @@ import Testing
             let missing = directory.appendingPathComponent("missing.png")
             let form = MultipartFormData()
             form.append(missing, withName: "missing")
-            guard case .bodyPartFileNotReachable(let url)? = multipartReasonOfEncode(form) else {
-                Issue.record("expected bodyPartFileNotReachable")
+            guard case .bodyPartFileNotReachableWithError(let url, let error)? = multipartReasonOfEncode(form) else {
+                Issue.record("expected bodyPartFileNotReachableWithError")
                 return
             }
             #expect(url == missing)
+            #expect((error as? FileError)?.code == .notFound)
         }
     }
 

@@ -47,14 +47,14 @@ import Testing
         #expect(Self.make(.success(1)).mapError { _ in SampleError() }.value == 1)
     }
 
-    @Test(arguments: [
-        (200 as Int?, true, "GET https://example.com/a?b=1 (200)"),
-        (404, true, "GET https://example.com/a?b=1 (404)"),
-        (nil, true, "GET https://example.com/a?b=1 (no response)"),
-        (nil, false, "<no request> (no response)"),
-    ])
-    func descriptionIsMethodURLAndStatus(_ status: Int?, _ hasRequest: Bool, _ expected: String) {
-        #expect(Self.make(.success(1), status: status, request: hasRequest).description == expected)
+    @Test func descriptionIsTheResultAsInAlamofire() {
+        #expect(Self.make(.success(1)).description == "success(1)")
+        #expect(Self.make(Result<Int, BluebonnetError>.failure(.explicitlyCancelled), status: nil).description
+            == "failure(Request explicitly cancelled.)")
+    }
+
+    @Test func debugDescriptionWithoutARequestIsTheResultOnly() {
+        #expect(Self.make(.success(1), status: nil, request: false).debugDescription == "[Request]: None\n[Result]: success(1)")
     }
 
     @Test func debugDescriptionHasEverySectionAndHidesCredentials() {
@@ -75,7 +75,7 @@ import Testing
             informationalResponses: [InformationalResponse(statusCode: 103, reason: "Early Hints")],
             trailers: ["X-Checksum": "1", "Set-Cookie": "late=1"])
         let text = DataResponse<Int, BluebonnetError>(
-            request: nil, response: response, data: nil, metrics: nil, serializationDuration: .zero, result: .success(1)
+            request: TestRequests.make("https://example.com/"), response: response, data: nil, metrics: nil, serializationDuration: .zero, result: .success(1)
         ).debugDescription
         for part in ["[Informational]: HTTP/1.1 103 Early Hints", "[Trailers]:", "X-Checksum: 1", "Set-Cookie: ***"] {
             #expect(text.contains(part), "missing \(part) in\n\(text)")

@@ -33,7 +33,7 @@ import Testing
         (["42", "43"], nil), (["-1"], nil), (["abc"], nil),
     ] as [([String], Int64?)])
     func expectedContentLengthFollowsRFC9110(_ values: [String], _ expected: Int64?) {
-        let headers = HTTPHeaders(values.map { HTTPHeader(name: "Content-Length", value: $0) })
+        let headers = HTTPHeaders(preservingRepeats: values.map { HTTPHeader(name: "Content-Length", value: $0) })
         #expect(TestRequests.response(200, headers: headers).expectedContentLength == expected)
     }
 

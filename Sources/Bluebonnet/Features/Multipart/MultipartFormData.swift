@@ -34,8 +34,8 @@ import Synchronization
 ///   used").
 /// - MIME types for files come from a built-in table
 ///   (``mimeType(forPathExtension:)``), not from `UTType`.
-/// - A missing file is ``BluebonnetError/MultipartEncodingFailureReason/bodyPartFileNotReachable(at:)``
-///   (Alamofire on Linux says `bodyPartFileIsDirectory`).
+/// - A missing file is ``BluebonnetError/MultipartEncodingFailureReason/bodyPartFileNotReachableWithError(atURL:error:)``
+///   with the `FileError`, as Alamofire reports it on Linux.
 /// - Streamed parts are ``BodyStream``s, not `InputStream`s, and can only be read
 ///   asynchronously: ``encoded()`` and ``writeEncoded(to:)`` are the asynchronous forms of
 ///   ``encode()`` and ``writeEncodedData(to:)``, and an upload streams them.
@@ -157,7 +157,7 @@ public final class MultipartFormData: Sendable {
     /// Appends the file at `fileURL` as a part named `name`, with `fileName` and `mimeType`.
     ///
     /// Checked now, in Alamofire's order, each failure kept for encoding: the URL must be a file
-    /// URL (`bodyPartURLInvalid`), exist (`bodyPartFileNotReachable`), not be a directory
+    /// URL (`bodyPartURLInvalid`), exist (`bodyPartFileNotReachableWithError`), not be a directory
     /// (`bodyPartFileIsDirectory`), be a regular file whose size is known
     /// (`bodyPartFileSizeNotAvailable`: not a pipe or device) and open for reading
     /// (`bodyPartInputStreamCreationFailed`). Its size now is the part's length: the file is read
@@ -346,7 +346,7 @@ public final class MultipartFormData: Sendable {
         do throws(FileError) {
             status = try FileSystem.status(atPath: path)
         } catch {
-            throw BodyPartRejection(.bodyPartFileNotReachable(at: url))
+            throw BodyPartRejection(.bodyPartFileNotReachableWithError(atURL: url, error: error))
         }
         guard !status.isDirectory else { throw BodyPartRejection(.bodyPartFileIsDirectory(at: url)) }
         guard status.isRegularFile else { throw BodyPartRejection(.bodyPartFileSizeNotAvailable(at: url)) }
