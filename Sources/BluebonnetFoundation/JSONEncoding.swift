@@ -15,12 +15,20 @@ public struct JSONEncoding: ParameterEncoding {
     /// The `JSONSerialization` writing options.
     public let options: JSONSerialization.WritingOptions
 
+    /// The error inside `AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error:))` when
+    /// the parameters are not a JSON object `JSONSerialization` can write.
+    public enum Error: Swift.Error, Sendable {
+        /// The value is not a valid JSON object (`JSONSerialization.isValidJSONObject` is false).
+        case invalidJSONObject
+    }
+
     /// Creates an encoding with `options` (none by default).
     public init(options: JSONSerialization.WritingOptions = []) { self.options = options }
 
     /// Sets the body to the JSON of `parameters`; nil parameters leave the request unchanged.
-    /// - Throws: `RequestBuildError` with code `.jsonEncodingFailed` when the parameters are not
-    ///   a valid JSON object or serialization fails.
+    /// - Throws: `AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error:))` with
+    ///   ``Error/invalidJSONObject`` when the parameters are not a valid JSON object, or with
+    ///   `JSONSerialization`'s error.
     public func encode(_ request: any URLRequestConvertible, with parameters: Parameters?) throws -> HTTPRequest {
         guard let parameters else { return try request.asURLRequest() }
         return try encode(request, withJSONObject: parameters)
@@ -28,19 +36,20 @@ public struct JSONEncoding: ParameterEncoding {
 
     /// Sets the body to the JSON of any JSON object (an array, for example); nil leaves the
     /// request unchanged.
-    /// - Throws: `RequestBuildError` with code `.jsonEncodingFailed`.
+    /// - Throws: `AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error:))`, as
+    ///   ``encode(_:with:)`` does.
     public func encode(_ request: any URLRequestConvertible, withJSONObject jsonObject: Any? = nil) throws
         -> HTTPRequest
     {
         var request = try request.asURLRequest()
         guard let jsonObject else { return request }
         guard JSONSerialization.isValidJSONObject(jsonObject) else {
-            throw RequestBuildError(code: .jsonEncodingFailed, detail: "not a valid JSON object: \(jsonObject)")
+            throw AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: Error.invalidJSONObject))
         }
         do {
             request.body = try JSONSerialization.data(withJSONObject: jsonObject, options: options)
         } catch {
-            throw RequestBuildError(code: .jsonEncodingFailed, detail: "JSONSerialization failed", underlyingError: error)
+            throw AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: error))
         }
         if !request.headers.contains(name: "Content-Type") {
             request.headers.update(.contentType("application/json"))

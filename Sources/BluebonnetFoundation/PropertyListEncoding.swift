@@ -26,15 +26,16 @@ public struct PropertyListEncoding: ParameterEncoding {
 
     /// Sets the body to the property list of `parameters`; nil parameters leave the request
     /// unchanged.
-    /// - Throws: `RequestBuildError` with code `.propertyListEncodingFailed`.
+    /// - Throws: `AFError.parameterEncodingFailed(reason: .customEncodingFailed(error:))` with
+    ///   `PropertyListSerialization`'s error (Alamofire 5 has no property-list encoding; 4's threw
+    ///   its error as is).
     public func encode(_ request: any URLRequestConvertible, with parameters: Parameters?) throws -> HTTPRequest {
         var request = try request.asURLRequest()
         guard let parameters else { return request }
         do {
             request.body = try PropertyListSerialization.data(fromPropertyList: parameters, format: format, options: options)
         } catch {
-            throw RequestBuildError(
-                code: .propertyListEncodingFailed, detail: "PropertyListSerialization failed", underlyingError: error)
+            throw AFError.parameterEncodingFailed(reason: .customEncodingFailed(error: error))
         }
         if !request.headers.contains(name: "Content-Type") {
             request.headers.update(.contentType("application/x-plist"))

@@ -26,7 +26,9 @@ import Testing
         #expect {
             _ = try JSONEncoding.default.encode(try post(), with: ["date": Date()])
         } throws: { error in
-            (error as? RequestBuildError)?.code == .jsonEncodingFailed
+            guard case let .parameterEncodingFailed(.jsonEncodingFailed(underlying))? = error.asAFError else { return false }
+            if case .invalidJSONObject? = underlying as? JSONEncoding.Error { return true }
+            return false
         }
     }
 

@@ -134,11 +134,11 @@ private func decodeChunked(_ bytes: [UInt8]) -> (sizes: [Int], data: [UInt8])? {
 
     @Test func writesTrailersInOrderWithTrimmedValues() throws {
         var buffer = ByteBuffer()
-        try ChunkedEncoder.writeLastChunk(trailers: [
+        try ChunkedEncoder.writeLastChunk(trailers: HTTPHeaders(preservingRepeats: [
             HTTPHeader(name: "Digest", value: " sha-256=abc "),
             HTTPHeader(name: "x-checksum", value: "1"),
             HTTPHeader(name: "Digest", value: "md5=def"),
-        ], into: &buffer)
+        ]), into: &buffer)
         #expect(string(buffer) == "0\r\nDigest: sha-256=abc\r\nx-checksum: 1\r\nDigest: md5=def\r\n\r\n")
     }
 

@@ -206,10 +206,10 @@ private func rejection(
 
     // RFC 9112 §3.2: a server MUST answer 400 to more than one Host field.
     @Test func rejectsDuplicateHostHeaders() {
-        let head = RequestHead(target: "/", headers: [
+        let head = RequestHead(target: "/", headers: HTTPHeaders(preservingRepeats: [
             HTTPHeader(name: "Host", value: "a.example"),
             HTTPHeader(name: "HOST", value: "b.example"),
-        ])
+        ]))
         let error = rejection(head)
         #expect(error?.code == .duplicateHost)
         #expect(error?.field == .header(index: 1))
@@ -218,13 +218,13 @@ private func rejection(
     // MARK: Header fields
 
     @Test func preservesHeaderOrderCaseAndRepeats() throws {
-        let head = RequestHead(method: .post, target: "/", headers: [
+        let head = RequestHead(method: .post, target: "/", headers: HTTPHeaders(preservingRepeats: [
             HTTPHeader(name: "x-lower", value: "1"),
             HTTPHeader(name: "X-UPPER", value: "2"),
             HTTPHeader(name: "Cookie", value: "a=1"),
             HTTPHeader(name: "Accept", value: "text/html"),
             HTTPHeader(name: "Cookie", value: "b=2"),
-        ])
+        ]))
         #expect(try encoded(head, framing: .contentLength(1)) ==
             "POST / HTTP/1.1\r\nHost: example.com\r\nx-lower: 1\r\nX-UPPER: 2\r\nCookie: a=1\r\nAccept: text/html\r\nCookie: b=2\r\nContent-Length: 1\r\n\r\n")
     }
@@ -436,9 +436,9 @@ private func rejection(
         FramingConflict(name: "chunked not the last coding",
                         head: RequestHead(method: .post, target: "/", headers: ["Transfer-Encoding": "chunked, gzip"]), framing: .chunked),
         FramingConflict(name: "chunked twice",
-                        head: RequestHead(method: .post, target: "/", headers: [
+                        head: RequestHead(method: .post, target: "/", headers: HTTPHeaders(preservingRepeats: [
                             HTTPHeader(name: "Transfer-Encoding", value: "chunked"), HTTPHeader(name: "Transfer-Encoding", value: "chunked"),
-                        ]), framing: .chunked),
+                        ])), framing: .chunked),
         FramingConflict(name: "negative length",
                         head: RequestHead(method: .post, target: "/"), framing: .contentLength(-1)),
         FramingConflict(name: "chunked over HTTP/1.0",
@@ -463,9 +463,9 @@ private func rejection(
                         framing: .contentLength(5), fields: "Content-Length: 5\r\nX-A: 1\r\n"),
         AgreeingFraming(name: "Content-Length with whitespace", headers: ["content-length": " 5 "],
                         framing: .contentLength(5), fields: "content-length: 5\r\n"),
-        AgreeingFraming(name: "repeated equal Content-Length", headers: [
+        AgreeingFraming(name: "repeated equal Content-Length", headers: HTTPHeaders(preservingRepeats: [
                             HTTPHeader(name: "Content-Length", value: "5"), HTTPHeader(name: "Content-Length", value: "5"),
-                        ], framing: .contentLength(5), fields: "Content-Length: 5\r\nContent-Length: 5\r\n"),
+                        ]), framing: .contentLength(5), fields: "Content-Length: 5\r\nContent-Length: 5\r\n"),
         AgreeingFraming(name: "user Content-Length 0 without body", headers: ["Content-Length": "0"],
                         framing: .none, fields: "Content-Length: 0\r\n"),
         AgreeingFraming(name: "user chunked kept once", headers: ["Transfer-Encoding": "chunked"],

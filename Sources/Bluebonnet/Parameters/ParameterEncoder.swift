@@ -6,8 +6,8 @@ import FoundationEssentials
 /// `parameters` is nil.
 public protocol ParameterEncoder: Sendable {
     /// Returns `request` with `parameters` encoded into it (URL query, body, headers).
-    /// - Throws: `RequestBuildError` (`.encoderFailed` wrapping the encoder's error, or
-    ///   `.missingURL`) or the implementation's own error.
+    /// - Throws: an ``AFError`` (`parameterEncoderFailed` or, for JSON, `parameterEncodingFailed`,
+    ///   as in Alamofire) or the implementation's own error.
     func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: HTTPRequest) throws
         -> HTTPRequest
 }
@@ -43,7 +43,8 @@ public struct JSONParameterEncoder: ParameterEncoder {
 
     /// Sets the body to the JSON of `parameters` and `Content-Type: application/json` when the
     /// request has no `Content-Type`. Nil parameters leave the request unchanged.
-    /// - Throws: `RequestBuildError` with code `.encoderFailed` wrapping the `EncodingError`.
+    /// - Throws: `AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error:))` wrapping the
+    ///   `EncodingError` (Alamofire's case for this encoder).
     public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: HTTPRequest) throws
         -> HTTPRequest
     {
@@ -52,7 +53,7 @@ public struct JSONParameterEncoder: ParameterEncoder {
         do {
             request.body = try encoder.encode(parameters)
         } catch {
-            throw RequestBuildError(code: .encoderFailed, detail: "JSONEncoder failed", underlyingError: error)
+            throw AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: error))
         }
         if !request.headers.contains(name: "Content-Type") {
             request.headers.update(.contentType("application/json"))
@@ -86,8 +87,9 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     /// sets them as the body with `Content-Type: application/x-www-form-urlencoded;
     /// charset=utf-8` when the request has no `Content-Type`. Nil parameters leave the request
     /// unchanged; parameters that encode to nothing leave the URL unchanged.
-    /// - Throws: `RequestBuildError` with code `.encoderFailed` wrapping the form encoder's
-    ///   error, or `.missingURL` when the URL cannot take a query.
+    /// - Throws: `AFError.parameterEncoderFailed(reason: .encoderFailed(error:))` wrapping the
+    ///   form encoder's error, or `.parameterEncoderFailed(reason: .missingRequiredComponent(.url))`
+    ///   when the URL cannot take a query.
     public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: HTTPRequest) throws
         -> HTTPRequest
     {
@@ -97,10 +99,11 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         do {
             query = try encoder.encode(parameters)
         } catch {
-            throw RequestBuildError(code: .encoderFailed, detail: "URLEncodedFormEncoder failed", underlyingError: error)
+            throw AFError.parameterEncoderFailed(reason: .encoderFailed(error: error))
         }
         if destination.encodesParametersInURL(for: request.method) {
-            request.url = try request.url.appendingPercentEncodedQuery(query)
+            request.url = try request.url.appendingPercentEncodedQuery(
+                query, orThrow: AFError.parameterEncoderFailed(reason: .missingRequiredComponent(.url)))
         } else {
             if !request.headers.contains(name: "Content-Type") {
                 request.headers.update(.contentType("application/x-www-form-urlencoded; charset=utf-8"))
@@ -111,22 +114,41 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     }
 }
 
+extension ParameterEncoder where Self == JSONParameterEncoder {
+    /// A ``JSONParameterEncoder`` with a default `JSONEncoder`.
+    public static var json: JSONParameterEncoder { JSONParameterEncoder() }
+
+    /// A ``JSONParameterEncoder`` around `encoder`.
+    public static func json(encoder: JSONEncoder = JSONEncoder()) -> JSONParameterEncoder {
+        JSONParameterEncoder(encoder: encoder)
+    }
+}
+
+extension ParameterEncoder where Self == URLEncodedFormParameterEncoder {
+    /// A ``URLEncodedFormParameterEncoder`` with a default form encoder and `.methodDependent`
+    /// destination.
+    public static var urlEncodedForm: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }
+
+    /// A ``URLEncodedFormParameterEncoder`` with the given form encoder and destination.
+    public static func urlEncodedForm(
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), destination: URLEncodedFormParameterEncoder.Destination = .methodDependent
+    ) -> URLEncodedFormParameterEncoder {
+        URLEncodedFormParameterEncoder(encoder: encoder, destination: destination)
+    }
+}
+
 extension URL {
     /// The URL with `query` (already percent-encoded) appended to its query with `&`; unchanged
-    /// when `query` is empty.
-    func appendingPercentEncodedQuery(_ query: String) throws -> URL {
+    /// when `query` is empty. Throws `error` when the URL cannot take a query.
+    func appendingPercentEncodedQuery(_ query: String, orThrow error: @autoclosure () -> AFError) throws(AFError) -> URL {
         guard !query.isEmpty else { return self }
-        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else {
-            throw RequestBuildError(code: .missingURL, detail: "cannot add a query to \(absoluteString)")
-        }
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else { throw error() }
         if let existing = components.percentEncodedQuery, !existing.isEmpty {
             components.percentEncodedQuery = existing + "&" + query
         } else {
             components.percentEncodedQuery = query
         }
-        guard let url = components.url else {
-            throw RequestBuildError(code: .missingURL, detail: "cannot add a query to \(absoluteString)")
-        }
+        guard let url = components.url else { throw error() }
         return url
     }
 }

@@ -102,7 +102,8 @@ public struct URLEncoding: ParameterEncoding {
         var request = try request.asURLRequest()
         guard let parameters else { return request }
         if destination.encodesParametersInURL(for: request.method) {
-            request.url = try request.url.appendingPercentEncodedQuery(query(parameters))
+            request.url = try request.url.appendingPercentEncodedQuery(
+                query(parameters), orThrow: AFError.parameterEncodingFailed(reason: .missingURL))
         } else {
             if !request.headers.contains(name: "Content-Type") {
                 request.headers.update(.contentType("application/x-www-form-urlencoded; charset=utf-8"))
@@ -127,10 +128,21 @@ public struct URLEncoding: ParameterEncoding {
             }
         case let bool as Bool:
             components.append((escape(key), escape(boolEncoding.encode(value: bool))))
+        case let double as Double:
+            components.append((escape(key), escape(Self.numberText(double))))
+        case let float as Float:
+            components.append((escape(key), escape(Self.numberText(Double(float)))))
         default:
             components.append((escape(key), escape("\(value)")))
         }
         return components
+    }
+
+    /// A floating-point value as Alamofire writes it through `NSNumber`: without a fraction when
+    /// it is a whole number (`1.0` → `1`), in Swift's shortest form otherwise (`1.5`).
+    static func numberText(_ value: Double) -> String {
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
     }
 
     /// `string` percent-encoded with `URLQueryAllowedCharacters.urlQueryAllowed`.

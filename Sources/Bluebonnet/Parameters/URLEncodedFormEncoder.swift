@@ -112,8 +112,7 @@ public struct URLEncodedFormEncoder: Sendable {
         case convertToSnakeCase
         /// `oneTwoURL` → `one-two-url`.
         case convertToKebabCase
-        /// `oneTwo` → `Onetwo`: each space-separated word with its first letter upper-cased and
-        /// the rest lower-cased (Foundation's `capitalized`).
+        /// `oneTwo` → `OneTwo`: the first character upper-cased, the rest kept.
         case capitalized
         /// `oneTwo` → `ONETWO`.
         case uppercased
@@ -155,20 +154,9 @@ public struct URLEncodedFormEncoder: Sendable {
             return result
         }
 
-        /// Upper-cases the first letter of each space-separated word and lower-cases the rest.
+        /// Upper-cases the first character and keeps the rest as it is (`userId` → `UserId`).
         static func capitalize(_ key: String) -> String {
-            var result = ""
-            var atWordStart = true
-            for character in key {
-                if character.isWhitespace {
-                    result.append(character)
-                    atWordStart = true
-                } else {
-                    result += atWordStart ? character.uppercased() : character.lowercased()
-                    atWordStart = false
-                }
-            }
-            return result
+            key.prefix(1).uppercased() + key.dropFirst()
         }
     }
 
@@ -212,6 +200,21 @@ public struct URLEncodedFormEncoder: Sendable {
         case percentEscaped
         /// `+` (the HTML form convention).
         case plusReplaced
+    }
+
+    /// The error thrown when the value to encode is not keyed at the top level.
+    public enum Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// The top-level value was an array, a single value or nothing; only keyed values (a
+        /// struct, a class, a `[String: …]` dictionary) can be encoded. The text says what it was.
+        case invalidRootObject(String)
+
+        /// A sentence saying what was received.
+        public var description: String {
+            switch self {
+            case let .invalidRootObject(object):
+                "URLEncodedFormEncoder requires keyed root object. Received \(object) instead."
+            }
+        }
     }
 
     /// Whether the pairs of every keyed value are sorted by key; `true` by default, so the output
@@ -262,14 +265,14 @@ public struct URLEncodedFormEncoder: Sendable {
     }
 
     /// Encodes `value` as form text.
-    /// - Throws: `RequestBuildError` with code `.invalidRootObject` when `value` is not keyed;
+    /// - Throws: ``Error/invalidRootObject(_:)`` when `value` is not keyed;
     ///   any error the value's `encode(to:)` or a `.custom` closure throws.
     public func encode(_ value: some Encodable) throws -> String {
         let root = FormNode()
         let encoder = FormValueEncoder(node: root, codingPath: [], options: self)
         try encoder.encodeValue(value)
         guard case .object = root.kind else {
-            throw RequestBuildError(code: .invalidRootObject, detail: root.kindDescription)
+            throw Error.invalidRootObject(root.kindDescription)
         }
         return FormSerializer(options: self).serialize(root)
     }

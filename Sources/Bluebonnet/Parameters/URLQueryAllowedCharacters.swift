@@ -32,6 +32,19 @@ public struct URLQueryAllowedCharacters: Sendable, Hashable {
     /// read as a space (`+`). This is Alamofire's `CharacterSet.afURLQueryAllowed`.
     public static let urlQueryAllowed = unreserved.union(URLQueryAllowedCharacters(charactersIn: "/?"))
 
+    /// Alamofire's name for ``urlQueryAllowed`` (`CharacterSet.afURLQueryAllowed`).
+    public static var afURLQueryAllowed: URLQueryAllowedCharacters { urlQueryAllowed }
+
+    /// Allows the ASCII characters of `characters`; other characters are ignored.
+    public mutating func insert(charactersIn characters: String) {
+        for byte in characters.utf8 { insert(byte) }
+    }
+
+    /// Disallows the ASCII characters of `characters`.
+    public mutating func remove(charactersIn characters: String) {
+        for byte in characters.utf8 { remove(byte) }
+    }
+
     /// Whether `byte` is left as it is.
     public func contains(_ byte: UInt8) -> Bool {
         if byte < 64 { return low & (1 << UInt64(byte)) != 0 }

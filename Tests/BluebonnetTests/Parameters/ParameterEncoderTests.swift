@@ -101,8 +101,9 @@ import Testing
         #expect {
             _ = try URLEncodedFormParameterEncoder.default.encode([1, 2], into: try request(.post))
         } throws: { error in
-            guard let error = error as? RequestBuildError, error.code == .encoderFailed else { return false }
-            return (error.underlyingError as? RequestBuildError)?.code == .invalidRootObject
+            guard case let .parameterEncoderFailed(.encoderFailed(underlying))? = error.asAFError else { return false }
+            if case .invalidRootObject? = underlying as? URLEncodedFormEncoder.Error { return true }
+            return false
         }
     }
 
@@ -133,7 +134,8 @@ import Testing
         #expect {
             _ = try JSONParameterEncoder.default.encode(["x": Double.nan], into: try request(.post))
         } throws: { error in
-            (error as? RequestBuildError)?.code == .encoderFailed && (error as? RequestBuildError)?.underlyingError is EncodingError
+            guard case let .parameterEncodingFailed(.jsonEncodingFailed(underlying))? = error.asAFError else { return false }
+            return underlying is EncodingError
         }
     }
 
