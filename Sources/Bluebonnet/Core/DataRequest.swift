@@ -18,7 +18,11 @@ public class DataRequest: Request, @unchecked Sendable {
     /// there was none (Alamofire's `data`).
     public var data: Data? { finishedOutcome?.data }
 
+    /// A validator of a data request: the request as sent (nil when unknown), the response and
+    /// its body (Alamofire's `DataRequest.Validation`; the same type as ``Validator/Validation``).
+    public typealias Validation = @Sendable (_ request: HTTPRequest?, _ response: HTTPResponse, _ data: Data?) -> ValidationResult
+
     /// Fails when `validation` says so; it sees the request as sent, the response and its body.
     @discardableResult
-    public func validate(_ validation: @escaping Validator.Validation) -> Self { validate(Validator(validation)) }
+    public func validate(_ validation: @escaping Validation) -> Self { validate(Validator(validation)) }
 }

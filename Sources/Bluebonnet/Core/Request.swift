@@ -212,6 +212,10 @@ public class Request: @unchecked Sendable {
 
     // MARK: Configuration
 
+    /// What a validation closure returns (Alamofire's `Request.ValidationResult`): success, or the
+    /// error to fail the request with.
+    public typealias ValidationResult = Result<Void, any Error>
+
     /// Adds a validator: run in order after the response arrives, first failure wins.
     @discardableResult
     public func validate(_ validator: Validator) -> Self {

@@ -43,7 +43,8 @@ public struct Validator: Sendable {
     /// A response with an empty or absent body passes (there is no content to type). A response
     /// with no (parsable) `Content-Type` passes only when `*/*` is acceptable, else
     /// `.missingContentType(acceptableContentTypes:)`; a mismatch fails with
-    /// `.unacceptableContentType(acceptableContentTypes:responseContentType:)`.
+    /// `.unacceptableContentType(acceptableContentTypes:responseContentType:)`. As in Alamofire,
+    /// the errors list the acceptable types sorted.
     public static func contentType<S: Sequence & Sendable>(_ acceptableContentTypes: S) -> Validator where S.Element == String {
         Validator { _, response, data in
             validateContentType(Array(acceptableContentTypes), response: response, data: data)
@@ -90,12 +91,14 @@ public struct Validator: Sendable {
         let ranges = acceptable.compactMap { MediaType($0) }
         guard let responseType = response.contentType else {
             if ranges.contains(where: { $0.type == "*" && $0.subtype == "*" }) { return .success(()) }
-            return .failure(BluebonnetError.responseValidationFailed(reason: .missingContentType(acceptableContentTypes: acceptable)))
+            return .failure(
+                BluebonnetError.responseValidationFailed(reason: .missingContentType(acceptableContentTypes: acceptable.sorted())))
         }
         if ranges.contains(where: { $0.matches(responseType) }) { return .success(()) }
         return .failure(
             BluebonnetError.responseValidationFailed(
-                reason: .unacceptableContentType(acceptableContentTypes: acceptable, responseContentType: responseType.essence)))
+                reason: .unacceptableContentType(
+                    acceptableContentTypes: acceptable.sorted(), responseContentType: responseType.essence)))
     }
 }
 

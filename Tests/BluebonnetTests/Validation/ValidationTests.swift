@@ -143,4 +143,33 @@ final class LockedFlag: Sendable {
     private let storage = Mutex(false)
     func set() { storage.withLock { $0 = true } }
     var value: Bool { storage.withLock { $0 } }
+
+    @Test func errorsListTheAcceptableTypesSorted() {
+        let acceptable = ["image/png", "application/octet-stream", "image/gif"]
+        let xml = TestRequests.response(200, headers: ["Content-Type": "application/xml"])
+        let mismatch = Validator.contentType(acceptable).validate(request: nil, response: xml, data: Data("<a/>".utf8))
+        #expect(mismatch.failure?.acceptableContentTypes == ["application/octet-stream", "image/gif", "image/png"])
+        #expect(mismatch.failure?.responseContentType == "application/xml")
+        let untyped = Validator.contentType(acceptable).validate(request: nil, response: TestRequests.response(200), data: Data("x".utf8))
+        #expect(untyped.failure?.acceptableContentTypes == ["application/octet-stream", "image/gif", "image/png"])
+    }
+
+    @Test func requestValidationTypesHaveAlamofiresShapes() {
+        let data: DataRequest.Validation = { _, response, body in
+            response.statusCode == 200 && body != nil ? .success(()) : .failure(SampleError())
+        }
+        let download: DownloadRequest.Validation = { _, _, fileURL in fileURL == nil ? .failure(SampleError()) : .success(()) }
+        let stream: DataStreamRequest.Validation = { _, response in response.statusCode < 400 ? .success(()) : .failure(SampleError()) }
+        let result: Request.ValidationResult = data(nil, TestRequests.response(200), Data())
+        #expect((try? result.get()) != nil)
+        #expect((try? download(nil, TestRequests.response(200), nil).get()) == nil)
+        #expect((try? stream(nil, TestRequests.response(500)).get()) == nil)
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case let .failure(error) = self { return error }
+        return nil
+    }
 }
