@@ -102,9 +102,10 @@ public protocol DownloadResponseSerializerProtocol<SerializedObject>: Sendable {
         -> SerializedObject
 }
 
-extension ResponseSerializer {
+extension DownloadResponseSerializerProtocol where Self: DataResponseSerializerProtocol {
     /// Reads the file (`inputFileNil` without one, `inputFileReadFailed(at:)` when it cannot be
-    /// read) and serializes its bytes like a data response.
+    /// read) and serializes its bytes like a data response: every type that is both a data and a
+    /// download serializer (every ``ResponseSerializer``) gets this, as in Alamofire.
     public func serializeDownload(request: HTTPRequest?, response: HTTPResponse?, fileURL: URL?, error: (any Error)?) throws
         -> SerializedObject
     {

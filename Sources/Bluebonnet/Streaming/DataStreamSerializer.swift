@@ -58,3 +58,24 @@ public struct DecodableStreamSerializer<T: Decodable & Sendable>: DataStreamSeri
         try decoder.decode(T.self, from: try dataPreprocessor.preprocess(data))
     }
 }
+
+extension DataStreamSerializer where Self == PassthroughStreamSerializer {
+    /// A ``PassthroughStreamSerializer``.
+    public static var passthrough: PassthroughStreamSerializer { PassthroughStreamSerializer() }
+}
+
+extension DataStreamSerializer where Self == StringStreamSerializer {
+    /// A ``StringStreamSerializer``.
+    public static var string: StringStreamSerializer { StringStreamSerializer() }
+}
+
+extension DataStreamSerializer {
+    /// A ``DecodableStreamSerializer`` for `type` with `decoder` (default `JSONDecoder()`) and
+    /// `dataPreprocessor` (default: the part as is).
+    public static func decodable<T: Decodable & Sendable>(
+        of type: T.Type, decoder: any DataDecoder = JSONDecoder(),
+        dataPreprocessor: any DataPreprocessor = PassthroughPreprocessor()
+    ) -> Self where Self == DecodableStreamSerializer<T> {
+        DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: dataPreprocessor)
+    }
+}

@@ -160,3 +160,37 @@ struct EmptyItem: Codable, Sendable, Equatable, EmptyResponse {
         #expect(passed.serializationDuration >= .zero)
     }
 }
+
+/// Serializers reached through the protocols' static members, as Alamofire code writes them.
+@Suite struct SerializerStaticMemberTests {
+    func responseName<S: ResponseSerializer>(_ serializer: S) -> String { "\(type(of: serializer))" }
+    func downloadName<S: DownloadResponseSerializerProtocol>(_ serializer: S) -> String { "\(type(of: serializer))" }
+    func streamName<S: DataStreamSerializer>(_ serializer: S) -> String { "\(type(of: serializer))" }
+
+    struct Item: Decodable, Sendable { let id: Int }
+
+    @Test func eachSerializerIsReachableFromItsProtocol() {
+        #expect(responseName(.data()) == "DataResponseSerializer")
+        #expect(responseName(.string()) == "StringResponseSerializer")
+        #expect(responseName(.decodable(of: Item.self)) == "DecodableResponseSerializer<Item>")
+        #expect(downloadName(.url) == "URLResponseSerializer")
+        #expect(streamName(.passthrough) == "PassthroughStreamSerializer")
+        #expect(streamName(.string) == "StringStreamSerializer")
+        #expect(streamName(.decodable(of: Item.self)) == "DecodableStreamSerializer<Item>")
+    }
+
+    /// A type that is both a data and a download serializer gets `serializeDownload` for free.
+    struct Length: DataResponseSerializerProtocol, DownloadResponseSerializerProtocol {
+        func serialize(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws -> Int {
+            data?.count ?? 0
+        }
+    }
+
+    @Test func aDataSerializerReadsDownloadedFiles() throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "bluebonnet-length-\(UInt32.random(in: 0...UInt32.max))")
+        try Data("12345".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try Length().serializeDownload(request: nil, response: nil, fileURL: file, error: nil) == 5)
+        #expect(throws: BluebonnetError.self) { try Length().serializeDownload(request: nil, response: nil, fileURL: nil, error: nil) }
+    }
+}
