@@ -38,7 +38,7 @@ public struct JSONEncoding: ParameterEncoding {
             throw RequestBuildError(code: .jsonEncodingFailed, detail: "not a valid JSON object: \(jsonObject)")
         }
         do {
-            request.body = try JSONSerialization.data(withJSONObject: jsonObject, options: options)
+            request.httpBody = try JSONSerialization.data(withJSONObject: jsonObject, options: options)
         } catch {
             throw RequestBuildError(code: .jsonEncodingFailed, detail: "JSONSerialization failed", underlyingError: error)
         }

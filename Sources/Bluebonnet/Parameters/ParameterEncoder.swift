@@ -50,7 +50,7 @@ public struct JSONParameterEncoder: ParameterEncoder {
         guard let parameters else { return request }
         var request = request
         do {
-            request.body = try encoder.encode(parameters)
+            request.httpBody = try encoder.encode(parameters)
         } catch {
             throw RequestBuildError(code: .encoderFailed, detail: "JSONEncoder failed", underlyingError: error)
         }
@@ -99,15 +99,25 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         } catch {
             throw RequestBuildError(code: .encoderFailed, detail: "URLEncodedFormEncoder failed", underlyingError: error)
         }
-        if destination.encodesParametersInURL(for: request.method) {
-            request.url = try request.url.appendingPercentEncodedQuery(query)
+        if destination.encodesParametersInURL(for: request.requestMethod) {
+            try request.appendPercentEncodedQuery(query)
         } else {
             if !request.headers.contains(name: "Content-Type") {
                 request.headers.update(.contentType("application/x-www-form-urlencoded; charset=utf-8"))
             }
-            request.body = Data(query.utf8)
+            request.httpBody = Data(query.utf8)
         }
         return request
+    }
+}
+
+extension HTTPRequest {
+    /// Appends `query` (already percent-encoded) to the URL's query with `&`.
+    /// - Throws: `RequestBuildError` with code `.missingURL` when the request has no URL, or one
+    ///   that cannot take a query.
+    mutating func appendPercentEncodedQuery(_ query: String) throws {
+        guard let url else { throw RequestBuildError(code: .missingURL, detail: "the request has no URL") }
+        self.url = try url.appendingPercentEncodedQuery(query)
     }
 }
 

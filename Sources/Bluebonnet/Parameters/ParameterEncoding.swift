@@ -101,13 +101,13 @@ public struct URLEncoding: ParameterEncoding {
     public func encode(_ request: any URLRequestConvertible, with parameters: Parameters?) throws -> HTTPRequest {
         var request = try request.asURLRequest()
         guard let parameters else { return request }
-        if destination.encodesParametersInURL(for: request.method) {
-            request.url = try request.url.appendingPercentEncodedQuery(query(parameters))
+        if destination.encodesParametersInURL(for: request.requestMethod) {
+            try request.appendPercentEncodedQuery(query(parameters))
         } else {
             if !request.headers.contains(name: "Content-Type") {
                 request.headers.update(.contentType("application/x-www-form-urlencoded; charset=utf-8"))
             }
-            request.body = Data(query(parameters).utf8)
+            request.httpBody = Data(query(parameters).utf8)
         }
         return request
     }

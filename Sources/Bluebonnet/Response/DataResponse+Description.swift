@@ -6,7 +6,7 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         let status = response.map { "\($0.statusCode)" } ?? "no response"
         guard let request else { return "<no request> (\(status))" }
-        return "\(request.method.rawValue) \(request.url.absoluteString) (\(status))"
+        return "\(request.requestMethod.rawValue) \(request.url?.absoluteString ?? "") (\(status))"
     }
 
     /// Several lines for logs and the debugger: request, response (informational heads when
@@ -20,9 +20,9 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     public var debugDescription: String {
         var lines: [String] = []
         if let request {
-            lines.append("[Request]: \(request.method.rawValue) \(request.url.absoluteString)")
+            lines.append("[Request]: \(request.requestMethod.rawValue) \(request.url?.absoluteString ?? "")")
             lines.append(contentsOf: Self.describe(headers: request.headers, indent: "    "))
-            lines.append("    [Body]: \(Self.describe(body: request.body))")
+            lines.append("    [Body]: \(Self.describe(body: request.httpBody))")
         } else {
             lines.append("[Request]: None")
         }
