@@ -1,9 +1,17 @@
 // The module users import. It re-exports the shared HTTP value types (`HTTPMethod`, `HTTPHeaders`,
 // `HTTPHeader`, `HTTPVersion`, `ByteBuffer`) so `import Bluebonnet` is all a caller writes.
+//
+// No public declaration here (or anywhere in the module) is named `Bluebonnet`: the module name
+// must stay free to qualify names (`Bluebonnet.HTTPHeaders`, `Bluebonnet.request(…)`).
 @_exported import BluebonnetCore
 
-/// Bluebonnet's version, as sent in the default `User-Agent`.
-public enum Bluebonnet {
-    /// The library version (semantic versioning).
+/// Facts about the library itself: Alamofire's `AFInfo`.
+public enum BluebonnetInfo {
+    /// The library version (semantic versioning), as sent in the default `User-Agent`
+    /// (`Bluebonnet/0.1.0 (…)`).
     public static let version = "0.1.0"
 }
+
+/// The shared default session, ``Session/default``: Alamofire's `AF`, so `AF.request(…)` works
+/// as it does with Alamofire.
+public let AF = Session.default

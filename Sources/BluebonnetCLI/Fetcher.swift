@@ -20,7 +20,7 @@ import Synchronization
 /// (``resume(_:_:on:toFile:)``), so what arrived stays for the next run.
 final class Fetcher: Fetching {
     /// The library version `--version` prints.
-    static let libraryVersion = Bluebonnet.version
+    static let libraryVersion = BluebonnetInfo.version
 
     private let session = Mutex<Session?>(nil)
 
@@ -81,7 +81,7 @@ final class Fetcher: Fetching {
                                     redirects: redirects, metrics: metrics)
             }
             let body = data.map { Array($0) } ?? []
-            job.progress?(Int64(body.count), head.expectedContentLength)
+            job.progress?(Int64(body.count), head.expectedContentLength >= 0 ? head.expectedContentLength : nil)
             return Self.outcome(job.url, head, redirects: redirects, metrics: metrics, body: body)
         }
     }

@@ -47,7 +47,7 @@ public struct JSONEncoding: ParameterEncoding {
             throw AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: Error.invalidJSONObject))
         }
         do {
-            request.body = try JSONSerialization.data(withJSONObject: jsonObject, options: options)
+            request.httpBody = try JSONSerialization.data(withJSONObject: jsonObject, options: options)
         } catch {
             throw AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: error))
         }

@@ -33,7 +33,7 @@ public struct PropertyListEncoding: ParameterEncoding {
         var request = try request.asURLRequest()
         guard let parameters else { return request }
         do {
-            request.body = try PropertyListSerialization.data(fromPropertyList: parameters, format: format, options: options)
+            request.httpBody = try PropertyListSerialization.data(fromPropertyList: parameters, format: format, options: options)
         } catch {
             throw AFError.parameterEncodingFailed(reason: .customEncodingFailed(error: error))
         }

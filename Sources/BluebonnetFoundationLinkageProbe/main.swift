@@ -6,5 +6,5 @@ import BluebonnetFoundation
 
 let session = Session()
 let request = session.request("http://127.0.0.1:9/probe", method: .post, parameters: ["probe": 1], encoding: JSONEncoding.default)
-print(request.request.map { "\($0.method.rawValue) \($0.url) \($0.body?.count ?? 0) bytes" } ?? "no request")
+print(request.request.map { "\($0.httpMethod ?? "") \($0.url?.absoluteString ?? "") \($0.httpBody?.count ?? 0) bytes" } ?? "no request")
 await session.shutdown()

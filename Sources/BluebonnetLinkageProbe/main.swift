@@ -6,5 +6,5 @@ import Bluebonnet
 
 let session = Session()
 let request = session.request("http://127.0.0.1:9/probe", method: .post, parameters: ["probe": "linkage"])
-print(request.request.map { "\($0.method.rawValue) \($0.url)" } ?? "no request")
+print(request.request.map { "\($0.httpMethod ?? "") \($0.url?.absoluteString ?? "")" } ?? "no request")
 await session.shutdown()

@@ -32,9 +32,12 @@ extension SessionTransport {
                 throw SessionTransportError(.requestFailed, operationID: operationID, url: url, underlyingError: error)
             }
         }
-        return SessionRequest(
-            url: url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, content: content,
-            timeoutInterval: configuration.timeout)
+        var made = SessionRequest(url: url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers, content: content)
+        if let timeout = configuration.timeout {
+            let (seconds, attoseconds) = timeout.components
+            made.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
+        }
+        return made
     }
 
     /// The server URL with `path` (which carries the query) appended: `http://h/api` and

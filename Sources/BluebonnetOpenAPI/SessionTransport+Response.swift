@@ -24,7 +24,8 @@ extension SessionTransport {
     /// `Transfer-Encoding` (which overrides it, RFC 9112 §6.3) and no content coding (a gzip or
     /// deflate body arrives decoded, so its length is not the field's).
     static func bodyLength(of response: SessionResponse) -> HTTPBody.Length {
-        guard let length = response.expectedContentLength, !response.headers.contains(name: "Transfer-Encoding") else {
+        let length = response.expectedContentLength
+        guard length >= 0, !response.headers.contains(name: "Transfer-Encoding") else {
             return .unknown
         }
         let codings = response.headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",") }

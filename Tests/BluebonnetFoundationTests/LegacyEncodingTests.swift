@@ -10,16 +10,16 @@ import Testing
         let parameters: Parameters = ["foo": [1, 2, 3], "bar": ["baz": "qux"]]
         let encoded = try JSONEncoding.default.encode(try post(), with: parameters)
         #expect(encoded.headers["Content-Type"] == "application/json")
-        let object = try JSONSerialization.jsonObject(with: encoded.body!) as? [String: Any]
+        let object = try JSONSerialization.jsonObject(with: encoded.httpBody!) as? [String: Any]
         #expect(object?["foo"] as? [Int] == [1, 2, 3])
         #expect((object?["bar"] as? [String: String]) == ["baz": "qux"])
     }
 
     @Test func jsonPrettyPrintedAndJSONObjects() throws {
         let pretty = try JSONEncoding.prettyPrinted.encode(try post(), with: ["a": 1])
-        #expect(String(decoding: pretty.body!, as: UTF8.self).contains("\n"))
+        #expect(String(decoding: pretty.httpBody!, as: UTF8.self).contains("\n"))
         let array = try JSONEncoding.default.encode(try post(), withJSONObject: [1, 2])
-        #expect(array.body == Data("[1,2]".utf8))
+        #expect(array.httpBody == Data("[1,2]".utf8))
     }
 
     @Test func jsonEncodingRejectsInvalidObjects() throws {
@@ -40,10 +40,10 @@ import Testing
     @Test func propertyListEncodingWritesXMLAndBinary() throws {
         let xml = try PropertyListEncoding.xml.encode(try post(), with: ["a": "b"])
         #expect(xml.headers["Content-Type"] == "application/x-plist")
-        #expect(String(decoding: xml.body!, as: UTF8.self).contains("<key>a</key>"))
+        #expect(String(decoding: xml.httpBody!, as: UTF8.self).contains("<key>a</key>"))
         let binary = try PropertyListEncoding.binary.encode(try post(), with: ["a": "b"])
-        #expect(binary.body?.prefix(6) == Data("bplist".utf8))
-        let decoded = try PropertyListSerialization.propertyList(from: binary.body!, format: nil) as? [String: String]
+        #expect(binary.httpBody?.prefix(6) == Data("bplist".utf8))
+        let decoded = try PropertyListSerialization.propertyList(from: binary.httpBody!, format: nil) as? [String: String]
         #expect(decoded == ["a": "b"])
     }
 

@@ -93,7 +93,7 @@ struct FaultTests {
             let session = Self.session()
             let first = await session.request("\(server.baseURL)/close-on-next-request").serializingString().response
             #expect(first.value == "ok", "\(String(describing: first.error))")
-            let post = await session.request("\(server.baseURL)/echo", method: .post) { $0.body = Data("hello".utf8) }
+            let post = await session.request("\(server.baseURL)/echo", method: .post) { $0.httpBody = Data("hello".utf8) }
                 .serializingDecodable(Echo.self).response
             let error = try Self.exchangeError(post)
             #expect(error.kind == .connectionClosedBeforeResponse, "\(error)")
@@ -101,7 +101,7 @@ struct FaultTests {
             #expect(error.isBeforeAnyResponseByte)
             #expect("\(error)".contains("reused connection"), "the message says why it was not retried: \(error)")
             // Sent again by the caller, it goes out on a fresh connection.
-            let again = try await session.request("\(server.baseURL)/echo", method: .post) { $0.body = Data("hello".utf8) }
+            let again = try await session.request("\(server.baseURL)/echo", method: .post) { $0.httpBody = Data("hello".utf8) }
                 .serializingDecodable(Echo.self).value
             #expect(again.method == "POST")
             #expect(again.body_length == 5)
@@ -175,7 +175,7 @@ struct FaultTests {
     @Test func aServerThatNeverAnswersHitsTheIdleReadTimeout() async throws {
         try await withTestServer(.faultServer) { server in
             let session = Self.session(idleRead: Self.shortTimeout)
-            let response = await session.request("\(server.baseURL)/accept-never-answer", method: .post) { $0.body = Data(count: 1000) }
+            let response = await session.request("\(server.baseURL)/accept-never-answer", method: .post) { $0.httpBody = Data(count: 1000) }
                 .serializingData().response
             let error = try Self.exchangeError(response)
             #expect(error.kind == .idleReadTimeout, "\(error)")
@@ -191,7 +191,7 @@ struct FaultTests {
     func anUploadThatCannotDrainHitsTheIdleWriteTimeout(path: String) async throws {
         try await withTestServer(.faultServer) { server in
             let session = Self.session(idleRead: .seconds(30), idleWrite: Self.shortTimeout)
-            let response = await session.request("\(server.baseURL)\(path)", method: .post) { $0.body = Data(count: 16 << 20) }
+            let response = await session.request("\(server.baseURL)\(path)", method: .post) { $0.httpBody = Data(count: 16 << 20) }
                 .serializingData().response
             let error = try Self.exchangeError(response)
             #expect(error.kind == .idleWriteTimeout, "\(error)")
@@ -210,7 +210,7 @@ struct FaultTests {
         try await withTestServer(.faultServer) { server in
             let session = Self.session(idleRead: nil)
             let start = ContinuousClock.now
-            let response = await session.request("\(server.baseURL)/slow?bytes_per_s=2000&size=100000") { $0.timeoutInterval = .seconds(1) }
+            let response = await session.request("\(server.baseURL)/slow?bytes_per_s=2000&size=100000") { $0.timeoutInterval = 1 }
                 .serializingData().response
             let error = try Self.exchangeError(response)
             #expect(error.kind == .totalTimeout, "\(error)")

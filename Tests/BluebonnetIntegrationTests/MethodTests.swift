@@ -18,7 +18,7 @@ struct MethodTests {
         let session = Session()
         let url = try #require(URL(string: "\(base)/echo"))
         let hasBody = ![HTTPMethod.get, .trace, .delete, .options].contains(method)
-        let request = HTTPRequest(url: url, method: method, headers: ["Content-Type": "text/plain"], body: hasBody ? Data("select 1".utf8) : nil)
+        let request = HTTPRequest(url: url, method: method, headers: ["Content-Type": "text/plain"], content: hasBody ? .data(Data("select 1".utf8)) : .empty)
         let echo = try await session.request(request).serializingDecodable(Echo.self).value
         #expect(echo.method == method.rawValue)
         #expect(echo.body_length == (hasBody ? 8 : 0))

@@ -127,7 +127,7 @@ struct ReadmeClaimsTests {
     @Test func aRequestsOwnTimeoutIsTheTotalTimeout() async throws {
         let base = try SuiteTestServer.baseURL()
         let session = Session()
-        let result = await session.request("\(base)/delay/3") { $0.timeoutInterval = .milliseconds(500) }
+        let result = await session.request("\(base)/delay/3") { $0.timeoutInterval = 0.5 }
             .serializingData().result
         guard case .failure(.sessionTaskFailed(let underlying)) = result, let exchange = underlying as? ExchangeError else {
             Issue.record("expected a transport failure, got \(result)")

@@ -150,7 +150,7 @@ struct RequestStateTests {
         #expect(request.isFinished)
         #expect(request.retryCount == 1)
         #expect(request.requests.count == 2, "one request per attempt")
-        #expect(request.requests.allSatisfy { $0.url.path == "/status/503" })
+        #expect(request.requests.allSatisfy { $0.url?.path == "/status/503" })
         #expect(request.firstRequest?.headers.value(for: "User-Agent") == nil, "the first request is as built")
         #expect(request.lastRequest?.headers.value(for: "User-Agent") != nil, "the sent ones carry the defaults")
         #expect(request.response?.statusCode == 503)
@@ -169,7 +169,7 @@ struct RequestStateTests {
         let request = session.request("\(base)/redirect?to=\(target)")
         let data = try await request.serializingData().value
         #expect(data == Data("ok".utf8))
-        #expect(request.requests.map(\.url.path) == ["/redirect", "/ok"])
+        #expect(request.requests.map(\.url?.path) == ["/redirect", "/ok"])
         #expect(request.retryCount == 0)
         #expect(request.response?.statusCode == 200)
         #expect(request.error == nil)

@@ -60,7 +60,7 @@ struct RequestValidationTests {
     @Test func aGETWithABodyIsRefusedUnlessTheSessionAllowsIt() async throws {
         let base = try SuiteTestServer.baseURL()
         let url = try #require(URL(string: "\(base)/echo"))
-        let request = HTTPRequest(url: url, method: .get, body: Data("q=1".utf8))
+        let request = HTTPRequest(url: url, method: .get, content: .data(Data("q=1".utf8)))
 
         let strict = Session()
         let refused = await strict.request(request).serializingData().response
@@ -71,7 +71,7 @@ struct RequestValidationTests {
         #expect(body == Data("q=1".utf8))
         #expect(refused.metrics?.transactions.isEmpty == true, "refused before any exchange")
         // An empty body is no body.
-        let empty = await strict.request(HTTPRequest(url: url, method: .get, body: Data())).serializingDecodable(Echo.self).result
+        let empty = await strict.request(HTTPRequest(url: url, method: .get, content: .data(Data()))).serializingDecodable(Echo.self).result
         #expect((try? empty.get())?.method == "GET")
         await strict.shutdown()
 

@@ -40,7 +40,7 @@ struct ResponseMetricsTests {
             #expect(t.responseHeadBytes > 20)
             #expect(t.responseBodyBytesEncoded == size)
             #expect(t.responseBodyBytesDecoded == size)
-            #expect(t.request?.url.absoluteString == "\(server.baseURL)/ok?size=\(size)")
+            #expect(t.request?.url?.absoluteString == "\(server.baseURL)/ok?size=\(size)")
             #expect(metrics.taskStart <= t.start && t.end <= metrics.taskEnd)
 
             let second = await session.request("\(server.baseURL)/ok?size=\(size)").serializingData(emptyResponseCodes: [200]).response
@@ -78,7 +78,7 @@ struct ResponseMetricsTests {
             let session = Session()
             let body = Data(repeating: 0x61, count: 1234)
             var request = try HTTPRequest(url: "\(server.baseURL)/echo", method: .post)
-            request.body = body
+            request.httpBody = body
             let response = await session.request(request).serializingData().response
             let t = try #require(response.metrics?.transactions.first)
             try Self.expectOrdered(t)

@@ -117,7 +117,7 @@ struct TransferProgressTests {
             let recorder = Recorder()
             let body = Data(repeating: 0x75, count: 4 << 20)
             var request = try HTTPRequest(url: "\(server.baseURL.absoluteString)/upload", method: .post)
-            request.body = body
+            request.httpBody = body
             let response = await withCheckedContinuation { continuation in
                 session.request(request)
                     .uploadProgress(queue: recorder.queue) { recorder.record($0) }

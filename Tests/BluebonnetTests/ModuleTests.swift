@@ -6,6 +6,6 @@ import Testing
         let headers: HTTPHeaders = ["Accept": "application/json"]
         #expect(headers["accept"] == "application/json")
         #expect(HTTPMethod.query.rawValue == "QUERY")
-        #expect(Bluebonnet.version.split(separator: ".").count == 3)
+        #expect(BluebonnetInfo.version.split(separator: ".").count == 3)
     }
 }

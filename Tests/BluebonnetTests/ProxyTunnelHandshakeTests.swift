@@ -104,8 +104,9 @@ import Testing
     // MARK: Routing
 
     static func route(_ url: String, proxy: Proxy, headers: HTTPHeaders = []) throws -> ProxyRoute {
-        let request = HTTPRequest(url: try #require(URL(string: url)), headers: headers)
-        let endpoint = try #require(Request.endpoint(for: request.url, tls: .init()))
+        let request = HTTPRequest(url: try #require(URL(string: url)), headers: headers, content: .empty)
+        let parsed = try #require(request.url)
+        let endpoint = try #require(Request.endpoint(for: parsed, tls: .init()))
         return try ProxyRoute.route(request, to: endpoint, proxy: proxy)
     }
 

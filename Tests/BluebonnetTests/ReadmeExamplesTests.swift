@@ -47,7 +47,7 @@ enum Router: URLRequestConvertible {
             return try HTTPRequest(url: "https://api.example.com/users/\(id)")
         case .search(let text):
             var request = try HTTPRequest(url: "https://api.example.com/search", method: .query, headers: [.contentType("text/plain")])
-            request.body = Data(text.utf8)
+            request.httpBody = Data(text.utf8)
             return request
         }
     }
@@ -185,7 +185,7 @@ func readmeExample13() async throws {
     var components = URLComponents(string: "https://api.example.com/items")
     components?.queryItems = [URLQueryItem(name: "page", value: "2")]
     let modified = session.request(components ?? URLComponents()) { request in
-        request.timeoutInterval = .seconds(5)
+        request.timeoutInterval = 5
         request.headers.add(name: "X-Trace", value: "1")
     }
     print(routed.name, found, modified)
@@ -299,7 +299,7 @@ func readmeExample21() async throws {
 
     // Closures work too, async or completion style.
     let logging = Adapter { request, state in
-        print("attempt", state.retryCount + 1, request.url)
+        print("attempt", state.retryCount + 1, request.url?.absoluteString ?? "")
         return request
     }
     let giveUp = Retrier { _, _ in .doNotRetry }
@@ -410,7 +410,7 @@ func readmeExample28() async throws {
     print(downloaded.data?.count ?? 0)
 
     var upload = try HTTPRequest(url: "https://httpbin.org/post", method: .post)
-    upload.body = Data(count: 1 << 20)
+    upload.httpBody = Data(count: 1 << 20)
     let sent = await session.request(upload)
         .uploadProgress { print("sent", $0.completedUnitCount, "of", $0.totalUnitCount) }
         .serializingData()
@@ -527,7 +527,7 @@ func readmeExample33() async throws {
     let configured = Session(configuration: configuration)
 
     // One request's own total timeout.
-    let quick = await configured.request("https://api.example.com/health") { $0.timeoutInterval = .seconds(2) }
+    let quick = await configured.request("https://api.example.com/health") { $0.timeoutInterval = 2 }
         .serializingData().result
     print(quick)
     await configured.shutdown()

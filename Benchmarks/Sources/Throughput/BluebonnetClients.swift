@@ -49,7 +49,7 @@ final class BluebonnetClient: LoadClient {
 
     private func makeRequest() throws -> HTTPRequest {
         var request = try HTTPRequest(url: url, method: HTTPMethod(rawValue: scenario.method))
-        if scenario.uploadBytes > 0 { request.body = uploadBody }
+        if scenario.uploadBytes > 0 { request.httpBody = uploadBody }
         if scenario.newConnectionPerRequest { request.headers.add(name: "Connection", value: "close") }
         if scenario.body == .decodeJSON { request.headers.update(name: "Accept-Encoding", value: "gzip") }
         return request

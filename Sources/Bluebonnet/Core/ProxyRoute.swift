@@ -31,7 +31,7 @@ struct ProxyRoute {
     ///   be built.
     static func route(_ request: HTTPRequest, to endpoint: Endpoint, proxy: Proxy) throws(BluebonnetError) -> ProxyRoute {
         let originForm = request.requestTarget()
-        guard !proxy.isEmpty, case .tcp(let host, _) = endpoint.kind, let scheme = request.url.scheme,
+        guard !proxy.isEmpty, case .tcp(let host, _) = endpoint.kind, let scheme = request.url?.scheme,
             let server = proxy.server(forScheme: scheme, host: host)
         else {
             return ProxyRoute(endpoint: endpoint, target: originForm, headers: request.headers)

@@ -53,8 +53,8 @@ extension Request {
         decide: (HTTPResponse, Data?) async -> Step
     ) async throws(BluebonnetError) -> Exchanged {
         let configuration = session.configuration
-        guard let direct = Self.endpoint(for: request.url, tls: configuration.tls) else {
-            throw .invalidURL(url: request.url.absoluteString)
+        guard let url = request.url, let direct = Self.endpoint(for: url, tls: configuration.tls) else {
+            throw .invalidURL(url: request.url?.absoluteString ?? "")
         }
         let route = try ProxyRoute.route(request, to: direct, proxy: configuration.proxy)
         let endpoint = route.endpoint
@@ -68,10 +68,10 @@ extension Request {
         {
             headers.add(name: "Expect", value: "100-continue")
         }
-        let head = RequestHead(method: request.method, target: route.target, headers: headers)
+        let head = RequestHead(method: request.requestMethod, target: route.target, headers: headers)
         var timeouts = HTTP1Exchange.Timeouts(
             idleRead: configuration.timeouts.idleRead, idleWrite: configuration.timeouts.idleWrite,
-            total: request.timeoutInterval ?? configuration.timeouts.request)
+            total: request.explicitTimeout ?? configuration.timeouts.request)
         timeouts.expectContinue = .seconds(1)
         let collector = ResponseCollector.Configuration(
             maximumResponseBodyBytes: configuration.maximumResponseBodyBytes,

@@ -55,7 +55,7 @@ public class Request: @unchecked Sendable {
         var state: State = .initialized
         var validators = ValidationChain()
         var redirectHandler: (any RedirectHandler)?
-        var credential: ChallengeResponder.Credential?
+        var credential: URLCredential?
         var task: Task<Void, Never>?
         /// The exchange running now, to pause and resume.
         var exchange: HTTP1Exchange?
@@ -252,12 +252,30 @@ public class Request: @unchecked Sendable {
     }
 
     /// Answers a `Basic` challenge (a 401 with `WWW-Authenticate: Basic`) with these credentials,
-    /// once: a second 401 is delivered as the response.
+    /// once: a second 401 is delivered as the response. The same as
+    /// ``authenticate(with:)`` with `URLCredential(user: username, password: password, persistence: persistence)`.
+    ///
+    /// - Parameters:
+    ///   - username: The user name.
+    ///   - password: The password.
+    ///   - persistence: Default `.forSession`; carried, not acted on (see ``URLCredential``).
     @discardableResult
-    public func authenticate(username: String, password: String) -> Self {
-        mutable.withLock { $0.credential = .init(user: username, password: password) }
+    public func authenticate(username: String, password: String, persistence: URLCredential.Persistence = .forSession) -> Self {
+        authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
+    }
+
+    /// Answers a `Basic` challenge (a 401 with `WWW-Authenticate: Basic`) with `credential`, once:
+    /// a second 401 is delivered as the response. A credential without a user or password
+    /// answers with the empty string in its place. Setting another credential replaces it.
+    @discardableResult
+    public func authenticate(with credential: URLCredential) -> Self {
+        mutable.withLock { $0.credential = credential }
         return self
     }
+
+    /// The credential given by ``authenticate(with:)`` or
+    /// ``authenticate(username:password:persistence:)``, or nil.
+    public var credential: URLCredential? { mutable.withLock { $0.credential } }
 
     // MARK: Progress
 
@@ -420,16 +438,17 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
         let (request, outcome) = mutable.withLock { ($0.lastRequest, $0.outcome) }
         guard let request = request ?? (try? built.get()) else { return "No request created yet." }
         let status = outcome?.response.map { " (\($0.statusCode))" } ?? ""
-        return "\(request.method.rawValue) \(request.url.absoluteString)\(status)"
+        return "\(request.requestMethod.rawValue) \(request.url?.absoluteString ?? "")\(status)"
     }
 
     /// A runnable `curl` command for the request (see ``HTTPRequest/cURLDescription(credential:redactingHeaders:)``).
     public var debugDescription: String { cURLDescription() }
 
-    /// A runnable `curl` command for the last request sent (or the built one).
+    /// A runnable `curl` command for the last request sent (or the built one), with `-u` from
+    /// ``credential`` when the request has one (as Alamofire's).
     public func cURLDescription() -> String {
         guard let request = lastRequest ?? (try? built.get()) else { return "$ curl command could not be created" }
-        return request.cURLDescription()
+        return request.cURLDescription(credential: credential)
     }
 
     /// Calls `handler` on `queue` with ``cURLDescription()`` once the first request is on its way

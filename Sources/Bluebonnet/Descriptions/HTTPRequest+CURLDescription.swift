@@ -29,17 +29,17 @@ extension HTTPRequest {
     ///   - redactingHeaders: Field names (case-insensitive) whose values are printed as `***`;
     ///     default none.
     public func cURLDescription(
-        credential: (user: String, password: String)? = nil, redactingHeaders: [String] = []
+        credential: URLCredential? = nil, redactingHeaders: [String] = []
     ) -> String {
         var lines = ["curl -v"]  // one option with its value per line
         let hasBody = !content.isEmpty
-        switch method {
+        switch requestMethod {
         case .head: lines.append("--head")
         case .get where !hasBody, .post where hasBody: break
-        default: lines.append("-X " + Self.shellWord(method.rawValue))
+        default: lines.append("-X " + Self.shellWord(requestMethod.rawValue))
         }
         if let credential {
-            lines.append("-u " + Self.shellQuoted("\(credential.user):\(credential.password)"))
+            lines.append("-u " + Self.shellQuoted("\(credential.user ?? ""):\(credential.password ?? "")"))
         }
         for header in headers {
             let redacted = redactingHeaders.contains { HTTPHeaders.namesMatch($0, header.name) }
@@ -58,7 +58,7 @@ extension HTTPRequest {
         case .empty, .data:
             break
         }
-        if let body, hasBody {
+        if let body = httpBody, hasBody {
             if !headers.contains(name: "Content-Type") { lines.append("-H " + Self.shellQuoted("Content-Type:")) }
             if !body.contains(0), let text = String(validating: body, as: UTF8.self) {
                 lines.append("--data-raw " + Self.shellQuoted(text))
@@ -68,7 +68,7 @@ extension HTTPRequest {
                 lines.append("--data-binary @-")
             }
         }
-        let url = self.url.absoluteString
+        let url = self.url?.absoluteString ?? ""
         if url.contains(where: { "[]{}".contains($0) }) { lines.append("--globoff") }
         lines.append(Self.shellQuoted(url))
         return pipe + lines.joined(separator: " \\\n\t")

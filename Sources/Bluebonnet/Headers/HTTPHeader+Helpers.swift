@@ -121,7 +121,7 @@ extension HTTPHeader {
     /// `Bluebonnet/<version> (<process>; Linux <release>)`, with header-unsafe characters in the
     /// process name and release replaced by `_`.
     static func userAgentValue(processName: String, kernelRelease: String) -> String {
-        "Bluebonnet/\(Bluebonnet.version) (\(commentSafe(processName)); Linux \(commentSafe(kernelRelease)))"
+        "Bluebonnet/\(BluebonnetInfo.version) (\(commentSafe(processName)); Linux \(commentSafe(kernelRelease)))"
     }
 
     /// The running kernel's release (`uname -r`), or `unknown`.

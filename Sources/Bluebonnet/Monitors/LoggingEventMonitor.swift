@@ -47,8 +47,8 @@ public struct LoggingEventMonitor: EventMonitor {
     static func metadata(_ request: Request) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["bluebonnet.request.id": "\(request.id)"]
         if let sent = request.lastRequest ?? request.request {
-            metadata["http.method"] = "\(sent.method.rawValue)"
-            metadata["url.full"] = "\(Self.redacted(sent.url))"
+            metadata["http.method"] = "\(sent.requestMethod.rawValue)"
+            if let url = sent.url { metadata["url.full"] = "\(Self.redacted(url))" }
         }
         return metadata
     }

@@ -51,7 +51,7 @@ public struct JSONParameterEncoder: ParameterEncoder {
         guard let parameters else { return request }
         var request = request
         do {
-            request.body = try encoder.encode(parameters)
+            request.httpBody = try encoder.encode(parameters)
         } catch {
             throw AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: error))
         }
@@ -101,14 +101,15 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         } catch {
             throw AFError.parameterEncoderFailed(reason: .encoderFailed(error: error))
         }
-        if destination.encodesParametersInURL(for: request.method) {
-            request.url = try request.url.appendingPercentEncodedQuery(
+        if destination.encodesParametersInURL(for: request.requestMethod) {
+            guard let url = request.url else { throw AFError.parameterEncoderFailed(reason: .missingRequiredComponent(.url)) }
+            request.url = try url.appendingPercentEncodedQuery(
                 query, orThrow: AFError.parameterEncoderFailed(reason: .missingRequiredComponent(.url)))
         } else {
             if !request.headers.contains(name: "Content-Type") {
                 request.headers.update(.contentType("application/x-www-form-urlencoded; charset=utf-8"))
             }
-            request.body = Data(query.utf8)
+            request.httpBody = Data(query.utf8)
         }
         return request
     }

@@ -101,14 +101,15 @@ public struct URLEncoding: ParameterEncoding {
     public func encode(_ request: any URLRequestConvertible, with parameters: Parameters?) throws -> HTTPRequest {
         var request = try request.asURLRequest()
         guard let parameters else { return request }
-        if destination.encodesParametersInURL(for: request.method) {
-            request.url = try request.url.appendingPercentEncodedQuery(
+        if destination.encodesParametersInURL(for: request.requestMethod) {
+            guard let url = request.url else { throw AFError.parameterEncodingFailed(reason: .missingURL) }
+            request.url = try url.appendingPercentEncodedQuery(
                 query(parameters), orThrow: AFError.parameterEncodingFailed(reason: .missingURL))
         } else {
             if !request.headers.contains(name: "Content-Type") {
                 request.headers.update(.contentType("application/x-www-form-urlencoded; charset=utf-8"))
             }
-            request.body = Data(query(parameters).utf8)
+            request.httpBody = Data(query(parameters).utf8)
         }
         return request
     }

@@ -106,7 +106,8 @@ public struct RedirectStateMachine: Sendable {
             let location = response.headers.value(for: "Location")
         else { return .deliverResponse }
 
-        let base = URIReference(parsing: request.url.absoluteString)
+        guard let current = request.url else { return .deliverResponse }
+        let base = URIReference(parsing: current.absoluteString)
         guard let encoded = URIReference.encodingDisallowedCharacters(location) else {
             return .failRequest(.redirectRejected(reason: .invalidLocation(location)))
         }
@@ -123,15 +124,15 @@ public struct RedirectStateMachine: Sendable {
             return .failRequest(.redirectLimitExceeded(count: policy.maximumRedirects))
         }
         if base.scheme?.lowercased() == "https" && scheme == "http" && !policy.allowsInsecureRedirects {
-            return .failRequest(.redirectRejected(reason: .insecureDowngrade(from: request.url, to: url)))
+            return .failRequest(.redirectRejected(reason: .insecureDowngrade(from: current, to: url)))
         }
 
         var next = request
         next.url = url
-        let (method, dropsBody) = RedirectPolicy.redirectedMethod(for: request.method, statusCode: response.statusCode)
+        let (method, dropsBody) = RedirectPolicy.redirectedMethod(for: request.requestMethod, statusCode: response.statusCode)
         next.method = method
         if dropsBody {
-            next.body = nil
+            next.httpBody = nil
             let names = next.headers.map(\.name).filter {
                 $0.lowercased().hasPrefix("content-") || HTTPHeaders.namesMatch($0, "Transfer-Encoding")
             }

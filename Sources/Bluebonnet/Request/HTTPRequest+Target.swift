@@ -8,6 +8,7 @@ extension HTTPRequest {
     /// path becomes `/`; a path that does not start with `/` gets one. The fragment is never sent
     /// (RFC 9110 §4.2.1), nor is userinfo. A URL with an empty query (`http://h/?`) keeps its `?`.
     public func requestTarget() -> String {
+        guard let url else { return "/" }
         var path = url.path(percentEncoded: true)
         if !path.hasPrefix("/") { path = "/" + path }
         guard let query = url.query(percentEncoded: true) else { return path }
@@ -22,7 +23,7 @@ extension HTTPRequest {
     /// written in the URL, percent-encoding included (an IPv6 zone identifier stays `%25…`).
     /// Returns the empty string for a URL with no host.
     public func authority() -> String {
-        guard var host = url.host(percentEncoded: true) else { return "" }
+        guard let url, var host = url.host(percentEncoded: true) else { return "" }
         if host.contains(":") && !host.hasPrefix("[") { host = "[" + host + "]" }
         guard let port = url.port else { return host }
         if port == Self.defaultPort(forScheme: url.scheme) { return host }
@@ -38,7 +39,7 @@ extension HTTPRequest {
     /// are percent-decoded first; a missing password is the empty string.
     /// - Warning: Basic credentials are only base64-encoded; send them over `https` only.
     public var urlCredentialsAuthorization: HTTPHeader? {
-        guard let user = url.user(percentEncoded: false) else { return nil }
+        guard let url, let user = url.user(percentEncoded: false) else { return nil }
         return .authorization(username: user, password: url.password(percentEncoded: false) ?? "")
     }
 

@@ -16,9 +16,9 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     public var debugDescription: String {
         guard let request else { return "[Request]: None\n[Result]: \(result)" }
         var lines: [String] = []
-        lines.append("[Request]: \(request.method.rawValue) \(request.url.absoluteString)")
+        lines.append("[Request]: \(request.requestMethod.rawValue) \(request.url?.absoluteString ?? "")")
         lines.append(contentsOf: Self.describe(headers: request.headers, indent: "    "))
-        lines.append("    [Body]: \(Self.describe(body: request.body))")
+        lines.append("    [Body]: \(Self.describe(body: request.httpBody))")
         if let response {
             lines.append("[Response]:")
             if !response.informationalResponses.isEmpty {

@@ -82,7 +82,7 @@ extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertibl
     /// The request, the response status, the file and the result, one per line.
     public var debugDescription: String {
         var lines: [String] = []
-        if let request { lines.append("[Request]: \(request.method.rawValue) \(request.url.absoluteString)") }
+        if let request { lines.append("[Request]: \(request.requestMethod.rawValue) \(request.url?.absoluteString ?? "")") }
         lines.append("[Response]: \(response.map { "\($0.statusCode)" } ?? "None")")
         lines.append("[File URL]: \(fileURL?.path ?? "None")")
         lines.append("[Resume Data]: \(resumeData.map { "\($0.count) bytes" } ?? "None")")

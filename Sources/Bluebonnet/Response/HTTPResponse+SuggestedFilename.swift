@@ -14,7 +14,7 @@ extension HTTPResponse {
         {
             return name
         }
-        return Self.sanitisedFilename(url.lastPathComponent)
+        return url.flatMap { Self.sanitisedFilename($0.lastPathComponent) }
     }
 
     /// The `filename*` (preferred) or `filename` parameter of a `Content-Disposition` value.

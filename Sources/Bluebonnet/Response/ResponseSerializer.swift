@@ -53,7 +53,7 @@ extension ResponseSerializer {
 
     /// Whether the request's method allows an empty body; nil without a request.
     public func requestAllowsEmptyResponseData(_ request: HTTPRequest?) -> Bool? {
-        request.map { emptyRequestMethods.contains($0.method) }
+        request.map { emptyRequestMethods.contains($0.requestMethod) }
     }
 
     /// Whether the response's status code allows an empty body; nil without a response.

@@ -7,7 +7,7 @@ extension Session {
     /// attributes, status, end) — without the network: the `Bluebonnet:Telemetry:*` benchmarks
     /// measure the telemetry alone with it. Nothing for a session without telemetry.
     public func runTelemetryOfOneRequest(_ request: HTTPRequest, status: Int) {
-        guard let telemetry, let started = RequestTelemetry.start(telemetry, built: .success(request)) else { return }
+        guard let telemetry, let url = request.url, let started = RequestTelemetry.start(telemetry, built: .success(request)) else { return }
         var sent = request
         started.willSend(&sent)
         let now = ContinuousClock.now
@@ -16,7 +16,7 @@ extension Session {
         transaction.status = status
         transaction.responseBodyBytesEncoded = 100
         started.end(Request.Outcome(
-            request: sent, response: HTTPResponse(url: request.url, statusCode: status),
+            request: sent, response: HTTPResponse(url: url, statusCode: status),
             metrics: ResponseMetrics(taskStart: now, taskEnd: now, transactions: [transaction])))
     }
 }

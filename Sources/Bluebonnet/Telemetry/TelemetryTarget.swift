@@ -18,16 +18,15 @@ struct TelemetryTarget: Hashable, Sendable {
 
     /// The target of `request`; nil when its URL names no host (it could not be sent anyway).
     init?(_ request: HTTPRequest, knownMethods: Set<HTTPMethod>) {
-        let url = request.url
-        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !host.isEmpty else {
+        guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !host.isEmpty else {
             return nil
         }
-        if knownMethods.contains(request.method) {
-            method = request.method.rawValue
+        if knownMethods.contains(request.requestMethod) {
+            method = request.requestMethod.rawValue
             originalMethod = nil
         } else {
             method = "_OTHER"
-            originalMethod = request.method.rawValue
+            originalMethod = request.requestMethod.rawValue
         }
         self.scheme = scheme
         switch scheme {
@@ -56,7 +55,8 @@ extension TelemetryTarget {
     /// (`https://REDACTED:REDACTED@host/`, as OpenTelemetry asks: the credentials never reach a
     /// trace) and the values of ``sensitiveQueryParameters`` by `REDACTED`. A URL with neither is
     /// returned as it is, without being parsed again.
-    static func fullURL(_ url: URL) -> String {
+    static func fullURL(_ url: URL?) -> String {
+        guard let url else { return "" }
         let text = url.absoluteString
         let hasUserInfo = url.user(percentEncoded: true) != nil || url.password(percentEncoded: true) != nil
         // Parameter names may be percent-encoded (`%73ig`): such a query is checked name by name.

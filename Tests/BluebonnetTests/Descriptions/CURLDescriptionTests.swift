@@ -101,7 +101,7 @@ import Testing
 
     @Test func credentialsAndRedaction() {
         let request = TestRequests.make("https://example.com/", headers: ["Authorization": "Bearer secret", "Accept": "*/*"])
-        #expect(Self.words(request.cURLDescription(credential: (user: "u", password: "p'w")))
+        #expect(Self.words(request.cURLDescription(credential: URLCredential(user: "u", password: "p'w", persistence: .none)))
             == ["curl", "-v", "-u", "u:p'w", "-H", "Authorization: Bearer secret", "-H", "Accept: */*", "https://example.com/"])
         let redacted = request.cURLDescription(redactingHeaders: ["authorization"])
         #expect(!redacted.contains("secret"))

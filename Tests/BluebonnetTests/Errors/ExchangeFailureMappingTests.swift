@@ -27,7 +27,7 @@ import Testing
     static let endpoint = Endpoint(host: "example.com", port: 443)
 
     static func mapped(_ request: HTTPRequest) throws -> BluebonnetError {
-        let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
+        let head = RequestHead(method: request.requestMethod, target: request.requestTarget(), headers: request.headers)
         return BluebonnetError(exchangeFailure: .localProtocol(try encoderError(head), context), head: head, endpoint: endpoint)
     }
 
@@ -65,7 +65,7 @@ import Testing
     @Test func otherExchangeFailuresAreTransportFailures() {
         let request = TestRequests.make("https://example.com/a")
         for failure in [ExchangeError.timeout(.idleRead, Self.context), .connectionClosedBeforeResponse(nil, Self.context)] {
-            let head = RequestHead(method: request.method, target: request.requestTarget(), headers: request.headers)
+            let head = RequestHead(method: request.requestMethod, target: request.requestTarget(), headers: request.headers)
             let error = BluebonnetError(exchangeFailure: failure, head: head, endpoint: Self.endpoint)
             #expect(error.isSessionTaskError, "\(error)")
             #expect((error.underlyingError as? ExchangeError)?.kind == failure.kind)

@@ -69,12 +69,12 @@ import Testing
 
     @Test func userAgentNamesTheLibraryProcessAndKernel() {
         #expect(HTTPHeader.userAgentValue(processName: "billing", kernelRelease: "6.8.0-1019-gcp")
-            == "Bluebonnet/\(Bluebonnet.version) (billing; Linux 6.8.0-1019-gcp)")
+            == "Bluebonnet/\(BluebonnetInfo.version) (billing; Linux 6.8.0-1019-gcp)")
         #expect(HTTPHeader.userAgentValue(processName: "we(ir)d\\\r\nnamé", kernelRelease: "1")
-            == "Bluebonnet/\(Bluebonnet.version) (we_ir_d___nam_; Linux 1)")
+            == "Bluebonnet/\(BluebonnetInfo.version) (we_ir_d___nam_; Linux 1)")
         let live = HTTPHeader.defaultUserAgent
         #expect(live.name == "User-Agent")
-        #expect(live.value.hasPrefix("Bluebonnet/\(Bluebonnet.version) ("))
+        #expect(live.value.hasPrefix("Bluebonnet/\(BluebonnetInfo.version) ("))
         #expect(live.value.contains("; Linux "))
         #expect(!live.value.contains("unknown"), "kernel release should be readable from /proc")
     }

@@ -15,8 +15,8 @@ import Testing
     // Usage.md: `AF.request("https://httpbin.org/get", parameters: ["foo": "bar"])` → `?foo=bar`.
     @Test func getParametersGoToTheQuery() throws {
         let encoded = try URLEncodedFormParameterEncoder.default.encode(["foo": "bar"], into: Self.base)
-        #expect(encoded.url.absoluteString == "https://httpbin.org/get?foo=bar")
-        #expect(encoded.body == nil)
+        #expect(encoded.url?.absoluteString == "https://httpbin.org/get?foo=bar")
+        #expect(encoded.httpBody == nil)
         #expect(encoded.headers["Content-Type"] == nil)
     }
 
@@ -44,11 +44,11 @@ import Testing
         let encoder = URLEncodedFormParameterEncoder(destination: item.destination)
         let encoded = try encoder.encode(["foo": "bar"], into: try request(item.method))
         if item.inQuery {
-            #expect(encoded.url.query() == "foo=bar")
-            #expect(encoded.body == nil)
+            #expect(encoded.url?.query() == "foo=bar")
+            #expect(encoded.httpBody == nil)
         } else {
-            #expect(encoded.url.query() == nil)
-            #expect(encoded.body == Data("foo=bar".utf8))
+            #expect(encoded.url?.query() == nil)
+            #expect(encoded.httpBody == Data("foo=bar".utf8))
             #expect(encoded.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
         }
     }
@@ -57,20 +57,20 @@ import Testing
     @Test func postFormBodyMatchesAlamofireUsageExample() throws {
         let parameters = ["foo": ["bar"], "baz": ["a", "b"], "qux": ["x", "y", "z"]]
         let encoded = try URLEncodedFormParameterEncoder.default.encode(parameters, into: try request(.post))
-        let body = String(decoding: encoded.body ?? Data(), as: UTF8.self)
+        let body = String(decoding: encoded.httpBody ?? Data(), as: UTF8.self)
         #expect(body == "baz%5B%5D=a&baz%5B%5D=b&foo%5B%5D=bar&qux%5B%5D=x&qux%5B%5D=y&qux%5B%5D=z")
     }
 
     @Test func queryIsAppendedToAnExistingQuery() throws {
         let encoded = try URLEncodedFormParameterEncoder.default.encode(
             ["b": "2 3"], into: try request(.get, "https://e.com/p?a=1#frag"))
-        #expect(encoded.url.absoluteString == "https://e.com/p?a=1&b=2%203#frag")
+        #expect(encoded.url?.absoluteString == "https://e.com/p?a=1&b=2%203#frag")
     }
 
     @Test func emptyParametersLeaveTheURLAlone() throws {
         let url = "https://e.com/p?a=1"
         let encoded = try URLEncodedFormParameterEncoder.default.encode([String: String](), into: try request(.get, url))
-        #expect(encoded.url.absoluteString == url)
+        #expect(encoded.url?.absoluteString == url)
     }
 
     @Test func nilParametersLeaveTheRequestUnchanged() throws {
@@ -94,7 +94,7 @@ import Testing
             encoder: URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .literal), destination: .httpBody)
         struct Flags: Encodable, Sendable { let on = true; let ids = [1, 2] }
         let encoded = try encoder.encode(Flags(), into: try request(.get))
-        #expect(encoded.body == Data("ids=1&ids=2&on=true".utf8))
+        #expect(encoded.httpBody == Data("ids=1&ids=2&on=true".utf8))
     }
 
     @Test func formEncoderFailuresAreWrapped() throws {
@@ -112,14 +112,14 @@ import Testing
         let login = Login(email: "test@test.test", password: "testPassword")
         let encoded = try JSONParameterEncoder.sortedKeys.encode(login, into: try request(.post))
         #expect(encoded.headers["Content-Type"] == "application/json")
-        #expect(String(decoding: encoded.body!, as: UTF8.self) == #"{"email":"test@test.test","password":"testPassword"}"#)
+        #expect(String(decoding: encoded.httpBody!, as: UTF8.self) == #"{"email":"test@test.test","password":"testPassword"}"#)
     }
 
     @Test func jsonPrettyPrintedIndents() throws {
         let encoded = try JSONParameterEncoder.prettyPrinted.encode(["a": 1], into: try request(.post))
-        #expect(String(decoding: encoded.body!, as: UTF8.self).contains("\n"))
+        #expect(String(decoding: encoded.httpBody!, as: UTF8.self).contains("\n"))
         let compact = try JSONParameterEncoder.default.encode(["a": 1], into: try request(.post))
-        #expect(compact.body == Data(#"{"a":1}"#.utf8))
+        #expect(compact.httpBody == Data(#"{"a":1}"#.utf8))
     }
 
     @Test func jsonCustomEncoderIsUsed() throws {
@@ -127,7 +127,7 @@ import Testing
         encoder.keyEncodingStrategy = .convertToSnakeCase
         struct Body: Encodable, Sendable { let userName = "u" }
         let encoded = try JSONParameterEncoder(encoder: encoder).encode(Body(), into: try request(.get))
-        #expect(encoded.body == Data(#"{"user_name":"u"}"#.utf8))
+        #expect(encoded.httpBody == Data(#"{"user_name":"u"}"#.utf8))
     }
 
     @Test func jsonEncodingFailuresAreWrapped() throws {

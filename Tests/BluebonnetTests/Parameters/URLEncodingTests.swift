@@ -19,7 +19,7 @@ import Testing
 
     @Test func postBodyMatchesAlamofireUsageExample() throws {
         let encoded = try URLEncoding.default.encode(try request(.post), with: Self.usageParameters)
-        let body = String(decoding: encoded.body!, as: UTF8.self)
+        let body = String(decoding: encoded.httpBody!, as: UTF8.self)
         #expect(body.replacing("%5B", with: "[").replacing("%5D", with: "]")
             == "baz[]=a&baz[]=1&foo=bar&qux[x]=1&qux[y]=2&qux[z]=3")
         #expect(encoded.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
@@ -27,8 +27,8 @@ import Testing
 
     @Test func getParametersGoToTheQuery() throws {
         let encoded = try URLEncoding.default.encode(try request(.get, "https://httpbin.org/get"), with: ["foo": "bar"])
-        #expect(encoded.url.absoluteString == "https://httpbin.org/get?foo=bar")
-        #expect(encoded.body == nil)
+        #expect(encoded.url?.absoluteString == "https://httpbin.org/get?foo=bar")
+        #expect(encoded.httpBody == nil)
     }
 
     @Test(arguments: [
@@ -40,28 +40,28 @@ import Testing
     func arrayEncoding(_ encoding: URLEncoding.ArrayEncoding, _ expected: String) throws {
         let encoded = try URLEncoding(destination: .queryString, arrayEncoding: encoding)
             .encode(try request(.get), with: ["a": [1, 2]])
-        #expect(encoded.url.query(percentEncoded: true) == expected)
+        #expect(encoded.url?.query(percentEncoded: true) == expected)
     }
 
     @Test(arguments: [(URLEncoding.BoolEncoding.numeric, "f=0&t=1"), (.literal, "f=false&t=true")])
     func boolEncoding(_ encoding: URLEncoding.BoolEncoding, _ expected: String) throws {
         let encoded = try URLEncoding(destination: .httpBody, boolEncoding: encoding)
             .encode(try request(.post), with: ["t": true, "f": false])
-        #expect(encoded.body == Data(expected.utf8))
+        #expect(encoded.httpBody == Data(expected.utf8))
     }
 
     @Test func destinationsAndEscaping() throws {
         let parameters: Parameters = ["q": "a b&c=d", "n": 1.5, "i": -3]
         let query = try URLEncoding.queryString.encode(try request(.post), with: parameters)
-        #expect(query.url.query(percentEncoded: true) == "i=-3&n=1.5&q=a%20b%26c%3Dd")
+        #expect(query.url?.query(percentEncoded: true) == "i=-3&n=1.5&q=a%20b%26c%3Dd")
         let body = try URLEncoding.httpBody.encode(try request(.get), with: parameters)
-        #expect(body.body == Data("i=-3&n=1.5&q=a%20b%26c%3Dd".utf8))
-        #expect(body.url.query() == nil)
+        #expect(body.httpBody == Data("i=-3&n=1.5&q=a%20b%26c%3Dd".utf8))
+        #expect(body.url?.query() == nil)
     }
 
     @Test func nestedDictionaryKeysAreSorted() throws {
         let parameters: Parameters = ["o": ["z": ["b": 1, "a": 2], "a": [true]] as [String: Any]]
-        let text = try URLEncoding.httpBody.encode(try request(.post), with: parameters).body.map {
+        let text = try URLEncoding.httpBody.encode(try request(.post), with: parameters).httpBody.map {
             String(decoding: $0, as: UTF8.self).replacing("%5B", with: "[").replacing("%5D", with: "]")
         }
         #expect(text == "o[a][]=1&o[z][a]=2&o[z][b]=1")
@@ -78,14 +78,14 @@ import Testing
         func encode(_ request: any URLRequestConvertible, with parameters: Parameters?) throws -> HTTPRequest {
             let encoded = try URLEncoding.queryString.encode(request, with: parameters)
             var request = encoded
-            request.url = URL(string: encoded.url.absoluteString.uppercased())!
+            request.url = URL(string: try #require(encoded.url).absoluteString.uppercased())
             return request
         }
     }
 
     @Test func customParameterEncodingsConform() throws {
         let encoded = try UppercasedQuery().encode(try request(.get, "https://e.com/"), with: ["a": "b"])
-        #expect(encoded.url.absoluteString == "HTTPS://E.COM/?A=B")
+        #expect(encoded.url?.absoluteString == "HTTPS://E.COM/?A=B")
     }
 
     @Test func invalidURLStringRequestThrows() {

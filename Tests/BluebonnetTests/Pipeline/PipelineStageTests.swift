@@ -15,7 +15,7 @@ import Testing
     @Test func defaultHeadersAreAddedWithoutReplacingTheRequestsOwn() {
         let preparation = RequestPreparation(
             defaultHeaders: ["Accept": "*/*", "User-Agent": "Bluebonnet"], allowsGETRequestBodies: false)
-        let prepared = preparation.prepare(HTTPRequest(url: Self.url, headers: ["Accept": "application/json"]))
+        let prepared = preparation.prepare(HTTPRequest(url: Self.url, headers: ["Accept": "application/json"], content: .empty))
         #expect(prepared.headers.values(for: "Accept") == ["application/json"])
         #expect(prepared.headers.value(for: "User-Agent") == "Bluebonnet")
         #expect(prepared.headers.value(for: "Authorization") == nil)
@@ -27,12 +27,12 @@ import Testing
         let prepared = preparation.prepare(HTTPRequest(url: url))
         // base64("alice:s3cret")
         #expect(prepared.headers.value(for: "Authorization") == "Basic YWxpY2U6czNjcmV0")
-        let own = preparation.prepare(HTTPRequest(url: url, headers: ["Authorization": "Bearer t"]))
+        let own = preparation.prepare(HTTPRequest(url: url, headers: ["Authorization": "Bearer t"], content: .empty))
         #expect(own.headers.values(for: "Authorization") == ["Bearer t"])
     }
 
     @Test func aGETWithABodyIsRefusedUnlessAllowed() {
-        let request = HTTPRequest(url: Self.url, method: .get, body: Data("x".utf8))
+        let request = HTTPRequest(url: Self.url, method: .get, content: .data(Data("x".utf8)))
         let refused = RequestPreparation(defaultHeaders: [], allowsGETRequestBodies: false).check(request)
         guard case .urlRequestValidationFailed(reason: .bodyDataInGETRequest)? = refused else {
             Issue.record("expected bodyDataInGETRequest, got \(String(describing: refused))")
@@ -40,9 +40,9 @@ import Testing
         }
         #expect(RequestPreparation(defaultHeaders: [], allowsGETRequestBodies: true).check(request) == nil)
         #expect(RequestPreparation(defaultHeaders: [], allowsGETRequestBodies: false)
-            .check(HTTPRequest(url: Self.url, method: .post, body: Data("x".utf8))) == nil)
+            .check(HTTPRequest(url: Self.url, method: .post, content: .data(Data("x".utf8)))) == nil)
         #expect(RequestPreparation(defaultHeaders: [], allowsGETRequestBodies: false)
-            .check(HTTPRequest(url: Self.url, method: .get, body: Data())) == nil)
+            .check(HTTPRequest(url: Self.url, method: .get, content: .data(Data()))) == nil)
     }
 
     // MARK: Challenge
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aBasicChallengeIsAnsweredOncePerAttempt() throws {
-        var responder = ChallengeResponder(credential: .init(user: "u", password: "p"))
+        var responder = ChallengeResponder(credential: URLCredential(user: "u", password: "p", persistence: .forSession))
         let challenge = Self.response(401, ["WWW-Authenticate": "Basic realm=\"r\""])
         let request = HTTPRequest(url: Self.url)
         let answered = responder.answer(challenge, to: request)
@@ -68,7 +68,7 @@ import Testing
     @Test func nothingIsAnsweredWithoutACredentialOrABasicChallenge() {
         var none = ChallengeResponder(credential: nil)
         #expect(none.answer(Self.response(401, ["WWW-Authenticate": "Basic"]), to: HTTPRequest(url: Self.url)) == nil)
-        var some = ChallengeResponder(credential: .init(user: "u", password: "p"))
+        var some = ChallengeResponder(credential: URLCredential(user: "u", password: "p", persistence: .forSession))
         #expect(some.answer(Self.response(401, ["WWW-Authenticate": "Bearer"]), to: HTTPRequest(url: Self.url)) == nil)
         #expect(some.answer(Self.response(403, ["WWW-Authenticate": "Basic"]), to: HTTPRequest(url: Self.url)) == nil)
         #expect(some.answer(Self.response(401), to: HTTPRequest(url: Self.url)) == nil)

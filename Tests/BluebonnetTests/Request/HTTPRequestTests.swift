@@ -79,7 +79,7 @@ import Testing
         let request = try HTTPRequest(url: "https://example.com", method: .post, headers: [.accept("text/plain")])
         #expect(request.method == .post)
         #expect(request.headers["Accept"] == "text/plain")
-        #expect(request.body == nil && request.timeoutInterval == nil)
+        #expect(request.httpBody == nil && request.timeoutInterval == 60 && request.explicitTimeout == nil)
         #expect(try request.asURLRequest() == request)
         #expect(request.urlRequest == request)
         #expect(try HTTPRequest(url: "https://example.com").method == .get)

@@ -28,13 +28,73 @@ import Testing
         #expect(response.textEncodingName == row.charset)
     }
 
+    // Foundation reports an unknown length as -1.
     @Test(arguments: [
-        ([String](), Int64?.none), (["42"], 42), (["0"], 0), (["42, 42"], 42), (["42", "42"], 42),
-        (["42", "43"], nil), (["-1"], nil), (["abc"], nil),
-    ] as [([String], Int64?)])
-    func expectedContentLengthFollowsRFC9110(_ values: [String], _ expected: Int64?) {
+        ([String](), -1), (["42"], 42), (["0"], 0), (["42, 42"], 42), (["42", "42"], 42),
+        (["42", "43"], -1), (["-1"], -1), (["abc"], -1),
+    ] as [([String], Int64)])
+    func expectedContentLengthFollowsRFC9110(_ values: [String], _ expected: Int64) {
         let headers = HTTPHeaders(preservingRepeats: values.map { HTTPHeader(name: "Content-Length", value: $0) })
         #expect(TestRequests.response(200, headers: headers).expectedContentLength == expected)
+    }
+
+    // MARK: Foundation's HTTPURLResponse
+
+    @Test func foundationsInitialiserTakesTheVersionTextAndSortsTheFields() throws {
+        let url = try #require(URL(string: "https://example.com/a/report.csv"))
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 206, httpVersion: "HTTP/1.0", headerFields: ["X-B": "2", "Content-Length": "7", "A": "1"]))
+        #expect(response.url == url)
+        #expect(response.statusCode == 206)
+        #expect(response.version == .http1_0)
+        #expect(response.headers.map(\.name) == ["A", "Content-Length", "X-B"])
+        #expect(response.value(forHTTPHeaderField: "content-length") == "7")
+        #expect(response.expectedContentLength == 7)
+        #expect(response.suggestedFilename == "report.csv")
+    }
+
+    @Test(arguments: [
+        ("HTTP/1.1", HTTPVersion.http1_1), ("http/1.0", .http1_0), ("HTTP/2", HTTPVersion(major: 2, minor: 0)),
+        ("HTTP/3.0", HTTPVersion(major: 3, minor: 0)),
+    ])
+    func versionTextIsParsed(_ text: String, _ version: HTTPVersion) throws {
+        let url = try #require(URL(string: "https://example.com/"))
+        #expect(HTTPURLResponse(url: url, statusCode: 200, httpVersion: text, headerFields: nil)?.version == version)
+    }
+
+    @Test(arguments: ["", "HTTP/", "HTTP/x", "HTTP/1.1.1", "SPDY/3", "HTTP/1.-1"])
+    func badVersionTextGivesNoResponse(_ text: String) throws {
+        let url = try #require(URL(string: "https://example.com/"))
+        #expect(HTTPURLResponse(url: url, statusCode: 200, httpVersion: text, headerFields: nil) == nil)
+    }
+
+    @Test func aMissingVersionIsHTTP11AndMissingFieldsAreNone() throws {
+        let url = try #require(URL(string: "https://example.com/"))
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 404, httpVersion: nil, headerFields: nil))
+        #expect(response.version == .http1_1)
+        #expect(response.headers.isEmpty)
+        #expect(response.allHeaderFields.isEmpty)
+        #expect(response.expectedContentLength == -1)
+    }
+
+    @Test func allHeaderFieldsJoinsRepeatedFieldsUnderTheFirstSpelling() {
+        let response = TestRequests.response(
+            200, headers: [("Vary", "Accept"), ("Content-Type", "text/plain"), ("vary", "Origin")].reduce(into: HTTPHeaders()) {
+                $0.add(name: $1.0, value: $1.1)
+            })
+        let fields = response.allHeaderFields
+        #expect(fields.count == 2)
+        #expect(fields["Vary"] as? String == "Accept, Origin")
+        #expect(fields["vary"] == nil)
+        #expect(fields["Content-Type"] as? String == "text/plain")
+    }
+
+    @Test(arguments: [
+        (200, "OK"), (404, "Not Found"), (418, "Client Error"), (103, "Early Hints"), (199, "Informational"),
+        (299, "Success"), (399, "Redirection"), (503, "Service Unavailable"), (599, "Server Error"), (42, "Server Error"),
+    ])
+    func localizedStringGivesTheReasonPhraseOrTheClass(_ status: Int, _ text: String) {
+        #expect(HTTPURLResponse.localizedString(forStatusCode: status) == text)
     }
 
     @Test func quotedParameterValuesAreUnescaped() {

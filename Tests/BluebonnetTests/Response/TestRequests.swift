@@ -8,12 +8,12 @@ enum TestRequests {
     static func make(
         _ url: String, method: HTTPMethod = .get, headers: HTTPHeaders = [], body: Data? = nil
     ) -> HTTPRequest {
-        HTTPRequest(url: URL(string: url)!, method: method, headers: headers, body: body)
+        HTTPRequest(url: URL(string: url)!, method: method, headers: headers, content: body.map(RequestBody.data) ?? .empty)
     }
 
     static func response(
-        _ status: Int, url: String = "https://example.com/", headers: HTTPHeaders = []
+        _ status: Int, url: String? = "https://example.com/", headers: HTTPHeaders = []
     ) -> HTTPResponse {
-        HTTPResponse(url: URL(string: url)!, statusCode: status, headers: headers)
+        HTTPResponse(url: URL(string: url ?? "https://example.com/")!, statusCode: status, headers: headers)
     }
 }

@@ -48,7 +48,7 @@ final class DownloadContext: Sendable {
         /// Whether there is no destination (the file stays at its temporary place, under a
         /// visible name).
         var isTemporary: Bool
-        var responseURL: URL
+        var responseURL: URL?
         var headers: HTTPHeaders
         var entityTag: String?
         var lastModified: String?
@@ -140,7 +140,7 @@ final class DownloadContext: Sendable {
             try? FileSystem.removeFile(atPath: resume.temporaryFile)
         }
 
-        target.totalBytes = response.expectedContentLength
+        target.totalBytes = response.contentLength
         do {
             let directory = destinationURL.deletingLastPathComponent().path
             if options.contains(.createIntermediateDirectories) {
@@ -277,12 +277,12 @@ final class DownloadContext: Sendable {
         let written = writer.withLock { $0.written }
         let validator = target.entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? target.lastModified
         let resumable = written > 0 && validator != nil && writeFailure == nil
-        guard resumable && (keep || !cancelled) else {
+        guard resumable && (keep || !cancelled), let responseURL = target.responseURL else {
             try? FileSystem.removeFile(atPath: target.temporaryPath)
             return
         }
         let data = ResumeData(
-            url: target.responseURL.absoluteString,
+            url: responseURL.absoluteString,
             headers: target.headers.filter { !ResumeData.privateFields.contains($0.name.lowercased()) && $0.name.lowercased() != "range" && $0.name.lowercased() != "if-range" }
                 .map { [$0.name, $0.value] },
             temporaryFile: target.temporaryPath, bytesReceived: written, totalBytes: target.totalBytes,

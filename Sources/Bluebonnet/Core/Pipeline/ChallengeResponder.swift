@@ -5,18 +5,12 @@
 /// The credential is sent only to the origin that challenged (the redirect stage strips
 /// `Authorization` on a cross-origin hop before a challenge can be answered there).
 struct ChallengeResponder: Sendable {
-    /// A user name and password.
-    struct Credential: Sendable, Hashable {
-        var user: String
-        var password: String
-    }
-
     /// The credential to answer with; nil answers nothing.
-    var credential: Credential?
+    var credential: URLCredential?
     /// Whether this attempt already answered a challenge.
     private(set) var hasAnswered = false
 
-    init(credential: Credential?) {
+    init(credential: URLCredential?) {
         self.credential = credential
     }
 
@@ -28,7 +22,7 @@ struct ChallengeResponder: Sendable {
         guard schemes.contains(where: { Self.isBasic($0) }) else { return nil }
         hasAnswered = true
         var next = request
-        next.headers.update(.authorization(username: credential.user, password: credential.password))
+        next.headers.update(.authorization(username: credential.user ?? "", password: credential.password ?? ""))
         return next
     }
 

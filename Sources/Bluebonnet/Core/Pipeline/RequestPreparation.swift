@@ -5,7 +5,8 @@
 ///    ``SessionConfiguration/headers``), then `Authorization: Basic` from credentials in the URL
 ///    (`https://user:password@host/`) when the request has no `Authorization` of its own.
 /// 2. (the adapters run)
-/// 3. `check`: a `GET` with a non-empty body is refused unless the session allows it
+/// 3. `check`: a request without a URL is refused (``BluebonnetError/invalidURL(url:)`` with an
+///    empty text), and a `GET` with a non-empty body is refused unless the session allows it
 ///    (``SessionConfiguration/allowsGETRequestBodies``), as URLSession does.
 struct RequestPreparation: Sendable {
     /// The session's default header fields.
@@ -38,8 +39,10 @@ struct RequestPreparation: Sendable {
 
     /// Why the adapted `request` may not be sent, or nil (step 3).
     func check(_ request: HTTPRequest) -> BluebonnetError? {
-        guard request.method == .get, !allowsGETRequestBodies else { return nil }
-        if let body = request.body, !body.isEmpty {
+        // `URLRequest.url` is optional; a request without one goes nowhere.
+        guard request.url != nil else { return .invalidURL(url: "") }
+        guard request.requestMethod == .get, !allowsGETRequestBodies else { return nil }
+        if let body = request.httpBody, !body.isEmpty {
             return .urlRequestValidationFailed(reason: .bodyDataInGETRequest(body))
         }
         return nil
