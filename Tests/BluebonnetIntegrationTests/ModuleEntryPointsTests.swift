@@ -58,7 +58,7 @@ struct ModuleEntryPointsTests {
         let base = try SuiteTestServer.baseURL()
         let urlRequest = URLRequest(url: try #require(URL(string: "\(base)/delay/3")), timeoutInterval: 0.5)
         let result = await Bluebonnet.request(urlRequest).serializingData().result
-        guard case .failure(.transportFailed(let underlying)) = result, let exchange = underlying as? ExchangeError else {
+        guard case .failure(.sessionTaskFailed(let underlying)) = result, let exchange = underlying as? ExchangeError else {
             Issue.record("expected a transport failure, got \(result)")
             return
         }

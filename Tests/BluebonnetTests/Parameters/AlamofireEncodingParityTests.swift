@@ -114,7 +114,7 @@ import Testing
     @Test func formParameterEncoderLeavesNoQueryForAnEmptyResult() throws {
         let request = try HTTPRequest(url: "https://example.com/path", method: .get)
         let encoded = try URLEncodedFormParameterEncoder(destination: .queryString).encode([String: String](), into: request)
-        #expect(encoded.url.query(percentEncoded: true) == nil)
+        #expect(encoded.url?.query(percentEncoded: true) == nil)
     }
 
     @Test func parameterEncodersAreReachableAsStaticMembers() throws {
@@ -128,7 +128,7 @@ import Testing
     @Test func jsonSortedKeysOrdersTheObject() throws {
         let request = try HTTPRequest(url: "https://example.com/", method: .post)
         let encoded = try JSONParameterEncoder.sortedKeys.encode(["b": "1", "c": "2", "a": "3"], into: request)
-        #expect(encoded.body == Data(#"{"a":"3","b":"1","c":"2"}"#.utf8))
+        #expect(encoded.httpBody == Data(#"{"a":"3","b":"1","c":"2"}"#.utf8))
     }
 
     // Legacy `URLEncoding` with `[String: Any]` parameters.
@@ -183,12 +183,12 @@ import Testing
     func legacyURLEncodingMatchesAlamofire(_ item: LegacyCase) throws {
         let request = try HTTPRequest(url: "https://example.com/", method: .get)
         let encoded = try item.encoding.encode(request, with: item.parameters())
-        #expect(encoded.url.query(percentEncoded: true) == item.query)
+        #expect(encoded.url?.query(percentEncoded: true) == item.query)
     }
 
     @Test func legacyURLEncodingAppendsToAPrecomposedQuery() throws {
         let request = try HTTPRequest(url: "https://example.com/list?sort=asc", method: .get)
         let encoded = try URLEncoding.default.encode(request, with: ["+p+": "1"])
-        #expect(encoded.url.query(percentEncoded: true) == "sort=asc&%2Bp%2B=1")
+        #expect(encoded.url?.query(percentEncoded: true) == "sort=asc&%2Bp%2B=1")
     }
 }
