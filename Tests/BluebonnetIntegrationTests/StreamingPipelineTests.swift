@@ -40,7 +40,7 @@ struct StreamingPipelineTests {
     @Test func failureAfterDeliveryIsNotRetried() async throws {
         try await withTestServer(.faultServer) { server in
             let asked = Mutex(0)
-            let always = Retrier { _, _ in
+            let always = Retrier { _, _, _ in
                 asked.withLock { $0 += 1 }
                 return .retry
             }
