@@ -83,7 +83,8 @@ struct StreamingPipelineTests {
             #expect(streamed.byteCount == 3)
             await EventMonitorTests.drainMonitorQueue()
             #expect(log.events("s") == [
-                "created", "resumed", "transactionStarted", "response(200)", "validated", "transactionFinished(200)", "finished",
+                "created", "resumed", "urlRequest", "task", "transactionStarted", "response(200)", "validated",
+                "transactionFinished(200)", "taskCompleted", "finished",
             ])
             await session.shutdown()
         }
