@@ -376,11 +376,11 @@ struct AlamofireExamplesTests {
         await session.shutdown()
 
         // Per session, as Alamofire's completion-style `Adapter`.
-        let adapter = Adapter(completionHandler: { request, _, completion in
+        let adapter = Adapter { request, _, completion in
             var request = request
             request.headers.add(name: "X-Adapted", value: "yes")
             completion(.success(request))
-        })
+        }
         let adapted = Session(interceptor: adapter)
         let second = try await adapted.request("\(base)/headers").serializingDecodable(Echo.self).value
         #expect(second.headers["X-Adapted"] == "yes")

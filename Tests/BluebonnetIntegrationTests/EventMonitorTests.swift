@@ -29,14 +29,18 @@ struct EventMonitorTests {
 
         private func note(_ event: String) { log.append("\(tag):\(event)") }
 
-        func request(_ request: Request, didCreateInitialRequest initialRequest: HTTPRequest) { note("created") }
-        func request(_ request: Request, didFailToCreateRequestWithError error: BluebonnetError) { note("createFailed") }
+        func request(_ request: Request, didCreateInitialURLRequest urlRequest: HTTPRequest) { note("created") }
+        func request(_ request: Request, didFailToCreateURLRequestWithError error: BluebonnetError) { note("createFailed") }
         func request(_ request: Request, didAdaptInitialRequest initialRequest: HTTPRequest, to adaptedRequest: HTTPRequest) {
             note("adapted")
         }
-        func request(_ request: Request, didFailToAdaptRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
+        func request(_ request: Request, didFailToAdaptURLRequest initialRequest: HTTPRequest, withError error: BluebonnetError) {
             note("adaptFailed")
         }
+        func request(_ request: Request, didCreateURLRequest urlRequest: HTTPRequest) { note("urlRequest") }
+        func request(_ request: Request, didCreateTask task: URLSessionTask) { note("task") }
+        func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: BluebonnetError?) { note("taskCompleted") }
+        func requestIsRetrying(_ request: Request) { note("retrying") }
         func requestDidResume(_ request: Request) { note("resumed") }
         func requestDidSuspend(_ request: Request) { note("suspended") }
         func requestDidCancel(_ request: Request) { note("cancelled") }
@@ -66,8 +70,8 @@ struct EventMonitorTests {
         func request(_ request: Request, didDecideRetry result: RetryResult, dueTo error: BluebonnetError) {
             note(result.retryRequired ? "retry" : "noRetry")
         }
-        func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {
-            note(error == nil ? "finished" : "finishedWithError")
+        func requestDidFinish(_ request: Request) {
+            note(request.error == nil ? "finished" : "finishedWithError")
         }
         func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: AFDataResponse<Value>) {
             note("parsed")
@@ -87,7 +91,8 @@ struct EventMonitorTests {
             #expect(response.value?.count == 3)
             await Self.drainMonitorQueue()
             #expect(log.events("s") == [
-                "created", "resumed", "transactionStarted", "transactionFinished(200)", "response(200)", "finished", "parsed",
+                "created", "resumed", "urlRequest", "task", "transactionStarted", "transactionFinished(200)", "response(200)",
+                "taskCompleted", "finished", "parsed",
             ])
             await session.shutdown()
         }
@@ -103,10 +108,10 @@ struct EventMonitorTests {
             #expect(response.response?.statusCode == 200)
             await Self.drainMonitorQueue()
             #expect(log.events("s") == [
-                "created", "resumed",
+                "created", "resumed", "urlRequest", "task",
                 "transactionStarted", "transactionFinished(302)", "response(302)", "redirect",
                 "transactionStarted", "transactionFinished(200)", "response(200)", "validated",
-                "finished", "parsed",
+                "taskCompleted", "finished", "parsed",
             ])
             await session.shutdown()
         }
@@ -121,8 +126,11 @@ struct EventMonitorTests {
             #expect(response.error?.responseCode == 503)
             #expect(response.metrics?.transactions.count == 2, "the first try and one retry")
             await Self.drainMonitorQueue()
-            let attempt = ["adapted", "transactionStarted", "transactionFinished(503)", "response(503)", "validationFailed"]
-            #expect(log.events("s") == ["created", "resumed"] + attempt + ["retry"] + attempt + ["noRetry", "finishedWithError", "parsed"])
+            let attempt = [
+                "adapted", "urlRequest", "task", "transactionStarted", "transactionFinished(503)", "response(503)", "validationFailed",
+                "taskCompleted",
+            ]
+            #expect(log.events("s") == ["created", "resumed"] + attempt + ["retry", "retrying"] + attempt + ["noRetry", "finishedWithError", "parsed"])
             await session.shutdown()
         }
     }
@@ -146,7 +154,8 @@ struct EventMonitorTests {
             #expect(error.isExplicitlyCancelledError)
             await Self.drainMonitorQueue()
             #expect(log.events("s") == [
-                "created", "resumed", "transactionStarted", "cancelled", "transactionFinished(-)", "finishedWithError", "parsed",
+                "created", "resumed", "urlRequest", "task", "transactionStarted", "cancelled", "transactionFinished(-)", "taskCompleted",
+                "finishedWithError", "parsed",
             ])
             await session.shutdown()
         }
@@ -155,7 +164,7 @@ struct EventMonitorTests {
     @Test func suspendAndResumeAreReported() async throws {
         try await withTestServer(.faultServer) { server in
             let log = EventLog()
-            let session = Session(eventMonitors: [Recorder(tag: "s", log: log)], startRequestsImmediately: false)
+            let session = Session(startRequestsImmediately: false, eventMonitors: [Recorder(tag: "s", log: log)])
             let request = session.request("\(server.baseURL)/ok").suspend()
             let task = request.serializingData()
             request.resume()
@@ -186,11 +195,11 @@ struct EventMonitorTests {
             await Self.drainMonitorQueue()
             let sessionEvents = log.events("session")
             let requestEvents = log.events("request")
-            #expect(requestEvents.count == 7)
-            #expect(sessionEvents.count == 14)
+            #expect(requestEvents.count == 10)
+            #expect(sessionEvents.count == 20)
             // Both on the shared serial queue: each event goes to the session's monitor, then the request's.
-            let firstRequest = Array(log.all.prefix(14))
-            for index in stride(from: 0, to: 14, by: 2) {
+            let firstRequest = Array(log.all.prefix(20))
+            for index in stride(from: 0, to: 20, by: 2) {
                 #expect(firstRequest[index].hasPrefix("session:"))
                 #expect(firstRequest[index + 1] == "request:" + firstRequest[index].dropFirst("session:".count))
             }
@@ -202,8 +211,8 @@ struct EventMonitorTests {
         try await withTestServer(.faultServer) { server in
             let queue = DispatchQueue(label: "closure-monitor-test")
             let seen = Mutex<(finished: ResponseMetrics?, parsed: Int, transactions: Int)>((nil, 0, 0))
-            var monitor = ClosureEventMonitor(queue: queue)
-            monitor.requestDidFinish = { _, metrics, _ in seen.withLock { $0.finished = metrics } }
+            let monitor = ClosureEventMonitor(queue: queue)
+            monitor.requestDidFinish = { request in seen.withLock { $0.finished = request.metrics } }
             monitor.requestDidFinishTransaction = { _, _ in seen.withLock { $0.transactions += 1 } }
             monitor.requestDidParseResponse = { _, response in
                 if (response.value as? String) == "0123" { seen.withLock { $0.parsed += 1 } }
@@ -230,7 +239,7 @@ struct EventMonitorTests {
             await Self.drainMonitorQueue()
             await Self.drainMonitorQueue()
             #expect(log.events("a") == log.events("b"))
-            #expect(log.events("a").count == 7)
+            #expect(log.events("a").count == 10)
             await session.shutdown()
         }
     }

@@ -31,7 +31,7 @@ struct ReadmeClaimsTests {
         #expect(notFollowed.response?.headers["Location"] == "/get")
 
         let modified = await session.request("\(base)/redirect-to?url=\(Self.escaped("/anything"))")
-            .redirect(using: Redirector.modify { next, _ in
+            .redirect(using: Redirector.modify { _, next, _ in
                 var next = next
                 next.headers.add(name: "X-Redirected", value: "yes")
                 return next

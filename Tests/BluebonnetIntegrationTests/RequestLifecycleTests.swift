@@ -16,12 +16,12 @@ struct RequestLifecycleTests {
         subscript(_ name: String) -> Int { counts.withLock { $0[name, default: 0] } }
 
         var monitor: ClosureEventMonitor {
-            var monitor = ClosureEventMonitor()
+            let monitor = ClosureEventMonitor()
             monitor.requestDidResume = { _ in self.add("resume") }
             monitor.requestDidSuspend = { _ in self.add("suspend") }
             monitor.requestDidCancel = { _ in self.add("cancel") }
             monitor.requestDidStartTransaction = { _, _ in self.add("transaction") }
-            monitor.requestDidFinish = { _, _, _ in self.add("finish") }
+            monitor.requestDidFinish = { _ in self.add("finish") }
             return monitor
         }
     }
@@ -29,7 +29,7 @@ struct RequestLifecycleTests {
     @Test func suspendBeforeStartThenResumeRunsItOnceAndFinishedIsFinal() async throws {
         let base = try SuiteTestServer.baseURL()
         let counts = Counts()
-        let session = Session(eventMonitors: [counts.monitor], startRequestsImmediately: false)
+        let session = Session(startRequestsImmediately: false, eventMonitors: [counts.monitor])
         let request = session.request("\(base)/ok")
         #expect(request.state == .initialized)
         request.suspend()
@@ -57,7 +57,7 @@ struct RequestLifecycleTests {
     func cancelFromAnyStateButFinishedIsExplicitCancellation(_ from: String) async throws {
         let base = try SuiteTestServer.baseURL()
         let counts = Counts()
-        let session = Session(eventMonitors: [counts.monitor], startRequestsImmediately: false)
+        let session = Session(startRequestsImmediately: false, eventMonitors: [counts.monitor])
         let request = session.request("\(base)/stall-head")
         switch from {
         case "suspended": request.suspend()
@@ -136,8 +136,8 @@ struct RequestLifecycleTests {
 struct RequestStateTests {
     /// Retries once, whatever failed.
     struct RetryOnce: RequestInterceptor {
-        func retry(_ state: RequestRetryState, dueTo error: any Error) async -> RetryResult {
-            state.retryCount == 0 ? .retry : .doNotRetry
+        func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
+            request.retryCount == 0 ? .retry : .doNotRetry
         }
     }
 

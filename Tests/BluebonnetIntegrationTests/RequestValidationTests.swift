@@ -16,7 +16,7 @@ struct RequestValidationTests {
     /// Counts the retry decisions it is asked for, and never retries.
     final class CountingRetrier: RequestInterceptor {
         let asked = Mutex(0)
-        func retry(_ state: RequestRetryState, dueTo error: any Error) async -> RetryResult {
+        func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
             asked.withLock { $0 += 1 }
             return .doNotRetry
         }

@@ -81,7 +81,7 @@ struct SessionTracingTests {
     /// spans are errors for 4xx and 5xx).
     @Test func retriesAreEventsAndA503IsAnError() async throws {
         let tracer = RecordingTracer()
-        let session = Self.session(tracer, interceptor: Interceptor(retriers: [Retrier { request, _ in request.retryCount < 2 ? .retry : .doNotRetry }]))
+        let session = Self.session(tracer, interceptor: Interceptor(retriers: [Retrier { request, _, _ in request.retryCount < 2 ? .retry : .doNotRetry }]))
         let request = session.request("\(try SuiteTestServer.baseURL())/status/503").validate()
         let result = await request.serializingData().result
         #expect(result.failure?.responseCode == 503)
@@ -147,7 +147,7 @@ struct SessionTracingTests {
         configuration.tracing = .tracer(tracer)
         // Told when the exchange starts (the request is on its way), without polling.
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
-        var monitor = ClosureEventMonitor()
+        let monitor = ClosureEventMonitor()
         monitor.requestDidStartTransaction = { _, _ in startedContinuation.yield() }
         let session = Session(configuration: configuration, eventMonitors: [monitor])
         let request = session.request("\(try SuiteTestServer.baseURL())/stall-head")

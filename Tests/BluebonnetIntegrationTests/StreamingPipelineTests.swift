@@ -40,7 +40,7 @@ struct StreamingPipelineTests {
     @Test func failureAfterDeliveryIsNotRetried() async throws {
         try await withTestServer(.faultServer) { server in
             let asked = Mutex(0)
-            let always = Retrier { _, _ in
+            let always = Retrier { _, _, _ in
                 asked.withLock { $0 += 1 }
                 return .retry
             }
@@ -83,7 +83,8 @@ struct StreamingPipelineTests {
             #expect(streamed.byteCount == 3)
             await EventMonitorTests.drainMonitorQueue()
             #expect(log.events("s") == [
-                "created", "resumed", "transactionStarted", "response(200)", "validated", "transactionFinished(200)", "finished",
+                "created", "resumed", "urlRequest", "task", "transactionStarted", "response(200)", "validated",
+                "transactionFinished(200)", "taskCompleted", "finished",
             ])
             await session.shutdown()
         }

@@ -124,9 +124,9 @@ func withClient<T>(
 ) async throws -> T {
     let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
     let (finished, finishedContinuation) = AsyncStream.makeStream(of: BluebonnetError?.self)
-    var monitor = ClosureEventMonitor()
+    let monitor = ClosureEventMonitor()
     monitor.requestDidStartTransaction = { _, _ in startedContinuation.yield() }
-    monitor.requestDidFinish = { _, _, error in finishedContinuation.yield(error) }
+    monitor.requestDidFinish = { request in finishedContinuation.yield(request.error) }
     let session = Session(eventMonitors: [monitor])
     let transport = SessionTransport(
         configuration: .init(session: session, timeout: timeout, maximumBufferedRequestBodyBytes: maximumBufferedRequestBodyBytes))

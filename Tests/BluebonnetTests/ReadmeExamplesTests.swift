@@ -277,7 +277,7 @@ func readmeExample19() async throws {
 
     // …or change the next request (return nil to stop).
     let modified = await redirecting.request("https://httpbin.org/redirect/2")
-        .redirect(using: Redirector.modify { next, _ in
+        .redirect(using: Redirector.modify { _, next, _ in
             var next = next
             next.headers.add(name: "X-Redirected", value: "yes")
             return next
@@ -302,7 +302,7 @@ func readmeExample21() async throws {
         print("attempt", state.retryCount + 1, request.url?.absoluteString ?? "")
         return request
     }
-    let giveUp = Retrier { _, _ in .doNotRetry }
+    let giveUp = Retrier { _, _, _ in .doNotRetry }
     let one = await retrying.request("https://httpbin.org/get", interceptor: Interceptor(adapter: logging, retrier: giveUp))
         .serializingData().result
     print(one)
@@ -553,9 +553,9 @@ func readmeExample34() async throws {
 
 /// README sample 35.
 func readmeExample35() async throws {
-    var monitor = ClosureEventMonitor()
-    monitor.requestDidFinish = { request, metrics, error in
-        print(request, metrics.map { "\($0.timeline)" } ?? "-", error.map { "\($0)" } ?? "ok")
+    let monitor = ClosureEventMonitor()
+    monitor.requestDidFinish = { request in
+        print(request, request.metrics.map { "\($0.timeline)" } ?? "-", request.error.map { "\($0)" } ?? "ok")
     }
     let monitored = Session(eventMonitors: [monitor])
     let timed = await monitored.request("https://example.com/").serializingData().response

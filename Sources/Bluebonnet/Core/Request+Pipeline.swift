@@ -21,7 +21,14 @@ extension Request {
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
         while true {
+            let tasksBefore = tasks.count
+            let (attemptStart, transactionsBefore) = (ContinuousClock.now, transactions.count)
             let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
+            if tasks.count > tasksBefore, let task {
+                completeTask(
+                    task, error: cancellationError ?? attempt.outcome.error, started: attemptStart, redirects: attempt.redirects,
+                    transactions: transactions[transactionsBefore...])
+            }
             redirectCount += attempt.redirects
             var outcome = attempt.outcome
             outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: .now, redirectCount: redirectCount, transactions: transactions)
@@ -40,10 +47,7 @@ extension Request {
             let retriers: [any RequestRetrier] = [session.interceptor, interceptor].compactMap { $0 }
             var decision = RetryResult.doNotRetry
             for retrier in retriers {
-                let state = RequestRetryState(
-                    requestID: id, request: outcome.request, retryCount: retryCount,
-                    responseStatusCode: outcome.response?.statusCode, responseHeaders: outcome.response?.headers)
-                decision = await retrier.retry(state, dueTo: error)
+                decision = await retrier.retry(self, for: session, dueTo: error)
                 if case .doNotRetry = decision { continue }
                 break
             }
@@ -52,6 +56,7 @@ extension Request {
             case .retry(let delay):
                 retryCount += 1
                 recordRetry()
+                eventMonitor.requestIsRetrying(self)
                 telemetry?.willRetry(after: outcome)
                 if let delay { try? await Task.sleep(for: delay) }
             case .finish(let finalError):
@@ -87,10 +92,11 @@ extension Request {
         let initial = request
         for adapter in adapters {
             do {
-                request = try await adapter.adapt(request, using: RequestAdapterState(requestID: id, retryCount: retryCount))
+                request = try await adapter.adapt(
+                    request, using: RequestAdapterState(requestID: id, session: session, retryCount: retryCount))
             } catch {
                 let failure = error.asAFError(or: .requestAdaptationFailed(error: error))
-                eventMonitor.request(self, didFailToAdaptRequest: initial, withError: failure)
+                eventMonitor.request(self, didFailToAdaptURLRequest: initial, withError: failure)
                 return Attempt(outcome: Outcome(request: request, error: failure), redirects: 0, retryable: true)
             }
         }
@@ -99,19 +105,24 @@ extension Request {
             return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: true)
         }
 
+        let task = makeTask(for: request)
         var hops = Hops(
             redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy),
             challenge: ChallengeResponder(credential: settings.credential))
         while true {
             telemetry?.willSend(&request)
             recordSent(request)
+            task.willSend(request)
             let exchanged: Exchanged
+            let transactionsBefore = transactions.count
             do {
                 let sent = request
                 exchanged = try await exchange(request, transactions: &transactions) { response, data in
-                    await self.nextStep(after: response, data: data, for: sent, settings: settings, hops: &hops)
+                    await self.nextStep(after: response, data: data, for: sent, task: task, settings: settings, hops: &hops)
                 }
+                task.add(transactions[transactionsBefore...])
             } catch {
+                task.add(transactions[transactionsBefore...])
                 return Attempt(outcome: Outcome(request: request, error: error), redirects: hops.redirects.redirectCount,
                                retryable: !error.isExplicitlyCancelledError && disposition.streaming?.channel.hasDelivered != true)
             }
@@ -163,9 +174,15 @@ extension Request {
     /// Decides about `response` (with its body, or nil when it is streamed): a challenge, a
     /// redirect (asking the redirect handler), or delivery (after validation).
     private func nextStep(
-        after response: HTTPResponse, data: Data?, for request: HTTPRequest, settings: Mutable, hops: inout Hops
+        after response: HTTPResponse, data: Data?, for request: HTTPRequest, task: URLSessionTask, settings: Mutable,
+        hops: inout Hops
     ) async -> Step {
-        eventMonitor.request(self, didReceiveResponse: response, data: data)
+        task.received(response)
+        if !eventMonitor.isEmpty {
+            eventMonitor.urlSession(session, dataTask: task, didReceive: response)
+            if let data, !data.isEmpty { eventMonitor.urlSession(session, dataTask: task, didReceive: data) }
+            eventMonitor.request(self, didReceiveResponse: response, data: data)
+        }
 
         // One answer to a Basic challenge (RFC 7617); a second 401 is delivered.
         if let next = hops.challenge.answer(response, to: request) {
@@ -181,12 +198,18 @@ extension Request {
             let handler = settings.redirectHandler ?? session.redirectHandler
             var redirected = next
             if let handler {
-                guard let modified = await handler.task(request, willBeRedirectedTo: next, for: response) else {
+                guard let answer = await handler.task(task, willBeRedirectedTo: next, for: response) else {
                     return deliver(request: request, response: response, data: data, settings: settings,
                                    redirects: hops.redirects.redirectCount - 1)
                 }
-                redirected = modified
+                // The policy's safety rules hold whatever the handler answered.
+                switch hops.redirects.handlerAnswered(answer, for: request) {
+                case .followRedirect(let secured): redirected = secured
+                case .failRequest(let error): return .fail(error)
+                case .deliverResponse: preconditionFailure("a handler's answer is followed or refused")
+                }
             }
+            eventMonitor.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: redirected)
             eventMonitor.request(self, willRedirectFrom: request, to: redirected, for: response)
             return .follow(redirected)
         }

@@ -64,6 +64,7 @@ public class Request: @unchecked Sendable {
         var waiters: [@Sendable (Outcome) -> Void] = []
         var lastRequest: HTTPRequest?
         var sentRequests: [HTTPRequest] = []
+        var tasks: [URLSessionTask] = []
         var retryCount = 0
         var progress: ProgressTracker?
         /// `cURLDescription(on:calling:)` handlers waiting for the first request to be sent.
@@ -123,8 +124,21 @@ public class Request: @unchecked Sendable {
     /// Every request sent so far, in order: one per attempt and per redirect or challenge hop.
     public var requests: [HTTPRequest] { mutable.withLock { $0.sentRequests } }
 
-    /// The final response, once the request finished with one (Alamofire's `response`).
-    public var response: HTTPResponse? { mutable.withLock { $0.outcome?.response } }
+    /// The response: the final one once the request finished, before that the last response of
+    /// the running ``task`` (so a retrier sees the response of the attempt that failed), nil
+    /// while none arrived (Alamofire's `response`).
+    public var response: HTTPResponse? {
+        mutable.withLock { m in
+            if let outcome = m.outcome { return outcome.response }
+            return m.tasks.last?.response
+        }
+    }
+
+    /// The task of the last attempt (Alamofire's `task`): nil until the adapted request is sent.
+    public var task: URLSessionTask? { mutable.withLock { $0.tasks.last } }
+
+    /// Every task of the request, in order: one per attempt (the first, then one per retry).
+    public var tasks: [URLSessionTask] { mutable.withLock { $0.tasks } }
 
     /// The request's error, once it finished with one.
     public var error: BluebonnetError? { mutable.withLock { $0.outcome?.error } }
@@ -150,7 +164,10 @@ public class Request: @unchecked Sendable {
                 return (false, false, nil)
             }
         }
-        if resumed { eventMonitor.requestDidResume(self) }
+        if resumed {
+            eventMonitor.requestDidResume(self)
+            if let task = runningTask { eventMonitor.request(self, didResumeTask: task) }
+        }
         if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(false) } }
         if start {
             let task = Task { await self.run() }
@@ -172,7 +189,10 @@ public class Request: @unchecked Sendable {
                 return (false, nil)
             }
         }
-        if suspended { eventMonitor.requestDidSuspend(self) }
+        if suspended {
+            eventMonitor.requestDidSuspend(self)
+            if let task = runningTask { eventMonitor.request(self, didSuspendTask: task) }
+        }
         if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(true) } }
         return self
     }
@@ -197,7 +217,10 @@ public class Request: @unchecked Sendable {
                 return (true, m.task, m.task == nil)
             }
         }
-        if cancelled { eventMonitor.requestDidCancel(self) }
+        if cancelled {
+            eventMonitor.requestDidCancel(self)
+            if let task = runningTask { eventMonitor.request(self, didCancelTask: task) }
+        }
         task?.cancel()
         if finishNow { finish(Outcome(request: try? built.get(), error: error)) }
     }
@@ -353,7 +376,7 @@ public class Request: @unchecked Sendable {
         if first, let upload = self as? UploadRequest, case .file(let url, shouldRemove: true) = upload.uploadable {
             try? FileSystem.removeFile(atPath: url.path)
         }
-        if first { eventMonitor.requestDidFinish(self, metrics: outcome.metrics, error: outcome.error) }
+        if first { eventMonitor.requestDidFinish(self) }
         session.requestFinished(self)
         for waiter in waiters { waiter(outcome) }
     }
@@ -387,6 +410,36 @@ public class Request: @unchecked Sendable {
             copy.credential = m.credential
             return copy
         }
+    }
+
+    /// Makes the task of a new attempt, about to send `request`, and tells the monitors.
+    func makeTask(for request: HTTPRequest) -> URLSessionTask {
+        let task = URLSessionTask(identifier: session.nextTaskIdentifier(), request: request, owner: self)
+        mutable.withLock { $0.tasks.append(task) }
+        eventMonitor.request(self, didCreateURLRequest: request)
+        eventMonitor.request(self, didCreateTask: task)
+        eventMonitor.request(self, didResumeTask: task)
+        return task
+    }
+
+    /// The last task, unless it completed.
+    private var runningTask: URLSessionTask? {
+        guard !eventMonitor.isEmpty, let task = mutable.withLock({ $0.tasks.last }), task.state != .completed else { return nil }
+        return task
+    }
+
+    /// Ends the task of an attempt and tells the monitors, with the metrics of its `transactions`.
+    func completeTask(
+        _ task: URLSessionTask, error: BluebonnetError?, started: ContinuousClock.Instant, redirects: Int,
+        transactions: ArraySlice<TransactionMetrics>
+    ) {
+        task.complete(error: error)
+        guard !eventMonitor.isEmpty else { return }
+        let metrics = ResponseMetrics(taskStart: started, taskEnd: .now, redirectCount: redirects, transactions: Array(transactions))
+        eventMonitor.urlSession(session, task: task, didFinishCollecting: metrics)
+        eventMonitor.request(self, didGatherMetrics: metrics)
+        eventMonitor.urlSession(session, task: task, didCompleteWithError: error)
+        eventMonitor.request(self, didCompleteTask: task, with: error)
     }
 
     func recordRetry() {

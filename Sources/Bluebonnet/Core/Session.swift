@@ -36,9 +36,12 @@ public final class Session: Sendable {
     public let redirectHandler: (any RedirectHandler)?
     /// Whether adding a response handler (or awaiting a value) starts the request. Default true.
     public let startRequestsImmediately: Bool
-    /// Where closure-style response handlers run unless told otherwise: a serial queue of this
-    /// session's (never the main queue, which a server process usually does not service).
-    public let completionQueue: DispatchQueue
+    /// The queue given as `rootQueue`: where closure-style response handlers run unless told
+    /// otherwise. By default a serial queue of this session's (never the main queue, which a
+    /// server process usually does not service).
+    public let rootQueue: DispatchQueue
+    /// Where closure-style response handlers run unless told otherwise: ``rootQueue``.
+    public var completionQueue: DispatchQueue { rootQueue }
     /// The session's event monitors, told about every request before the request's own (see
     /// ``EventMonitor``); a ``LoggingEventMonitor`` over ``logger`` comes first when the logger
     /// logs at `.debug`.
@@ -53,30 +56,38 @@ public final class Session: Sendable {
     /// neither records anything (the common case without backends: then they cost nothing).
     let telemetry: SessionTelemetry?
     private let live = Mutex(LiveRequests())
+    private let taskIdentifiers = Atomic<Int>(0)
 
     private struct LiveRequests {
         var requests: [UUID: Request] = [:]
         var isShutDown = false
     }
 
-    /// A session.
+    /// A session, with Alamofire's parameters in Alamofire's order (those with a meaning on
+    /// Bluebonnet's stack; see the migration guide for `delegate`, `requestQueue`,
+    /// `serializationQueue`, `serverTrustManager` and `cachedResponseHandler`).
     ///
     /// - Parameters:
     ///   - configuration: timeouts, TLS, pool limits, default headers… (``SessionConfiguration``).
+    ///   - rootQueue: where closure-style response, progress and cURL handlers run unless they are
+    ///     given a queue (``completionQueue``). Alamofire also runs its internal state on it;
+    ///     Bluebonnet keeps its state under locks and runs requests in Swift tasks. Default: a new
+    ///     serial queue, `Bluebonnet.Session.rootQueue`. Give a serial queue.
+    ///   - startRequestsImmediately: whether handlers start requests. Default true.
     ///   - interceptor: adapts and retries every request. Default none.
     ///   - redirectHandler: decides about redirects. Default nil (follow per the policy).
     ///   - eventMonitors: told about every step of every request, in order, each on its own queue.
     ///     Default none.
     ///   - logger: where request starts and ends are logged at `.debug`. Default: a no-op logger
     ///     (`Logger(label: "Bluebonnet")` over `SwiftLogNoOpLogHandler`).
-    ///   - startRequestsImmediately: whether handlers start requests. Default true.
     public init(
         configuration: SessionConfiguration = SessionConfiguration(),
+        rootQueue: DispatchQueue = DispatchQueue(label: "Bluebonnet.Session.rootQueue"),
+        startRequestsImmediately: Bool = true,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
-        logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() }),
-        startRequestsImmediately: Bool = true
+        logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.configuration = configuration
         self.logger = logger
@@ -86,7 +97,7 @@ public final class Session: Sendable {
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
         self.startRequestsImmediately = startRequestsImmediately
-        self.completionQueue = DispatchQueue(label: "Bluebonnet.Session.completion")
+        self.rootQueue = rootQueue
         // Event loops are threads; failing to make them means the process is out of resources.
         let group: EventLoopGroup
         do {
@@ -111,6 +122,30 @@ public final class Session: Sendable {
             tunnel: .http1(userAgent: configuration.headers.value(for: "User-Agent")),
             statisticsObserver: observer)
     }
+
+    /// A session made from Foundation's configuration type, as Alamofire's
+    /// `Session(configuration:delegate:rootQueue:…)`: a snapshot of `configuration`
+    /// (``URLSessionConfiguration/sessionConfiguration``) is taken now, so later changes to it do
+    /// not reach this session. The other parameters are those of
+    /// ``init(configuration:rootQueue:startRequestsImmediately:interceptor:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_)``.
+    public convenience init(
+        configuration: URLSessionConfiguration,
+        rootQueue: DispatchQueue = DispatchQueue(label: "Bluebonnet.Session.rootQueue"),
+        startRequestsImmediately: Bool = true,
+        interceptor: (any RequestInterceptor)? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
+        eventMonitors: [any EventMonitor] = [],
+        logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(
+            configuration: configuration.sessionConfiguration, rootQueue: rootQueue,
+            startRequestsImmediately: startRequestsImmediately, interceptor: interceptor,
+            redirectHandler: redirectHandler, eventMonitors: eventMonitors, logger: logger)
+    }
+
+    /// The session's configuration as Foundation's type (Alamofire's `sessionConfiguration`): a
+    /// new ``URLSessionConfiguration`` holding ``configuration`` on each call.
+    public var sessionConfiguration: URLSessionConfiguration { URLSessionConfiguration(configuration) }
 
     /// The swift-metrics factory this session records into, as chosen by
     /// ``SessionConfiguration/metrics`` when it was made; nil when it records no metrics.
@@ -238,8 +273,8 @@ public final class Session: Sendable {
         let monitor = eventMonitors.isEmpty ? eventMonitor : CompositeEventMonitor(monitors: eventMonitor.monitors + eventMonitors)
         let request = make(monitor)
         switch built {
-        case .success(let initial): monitor.request(request, didCreateInitialRequest: initial)
-        case .failure(let error): monitor.request(request, didFailToCreateRequestWithError: error)
+        case .success(let initial): monitor.request(request, didCreateInitialURLRequest: initial)
+        case .failure(let error): monitor.request(request, didFailToCreateURLRequestWithError: error)
         }
         let refused = live.withLock { state -> Bool in
             if state.isShutDown { return true }
@@ -248,6 +283,11 @@ public final class Session: Sendable {
         }
         if refused { request.finishWithoutRunning(.sessionInvalidated(error: nil)) }
         return request
+    }
+
+    /// The next ``URLSessionTask/taskIdentifier``: 1, 2, 3… in the order tasks are made.
+    func nextTaskIdentifier() -> Int {
+        taskIdentifiers.add(1, ordering: .relaxed).newValue
     }
 
     func requestFinished(_ request: Request) {
@@ -267,6 +307,7 @@ public final class Session: Sendable {
         }
         for request in outstanding { request.cancel(with: .sessionInvalidated(error: nil)) }
         for request in outstanding { _ = await request.finishedResponse() }
+        eventMonitor.urlSession(self, didBecomeInvalidWithError: nil)
         await pool.shutdown()
         await group.shutdownGracefully()
     }

@@ -29,8 +29,9 @@ public struct LoggingEventMonitor: EventMonitor {
     }
 
     /// Logs `request finished` or `request failed`, with the status, duration and error.
-    public func requestDidFinish(_ request: Request, metrics: ResponseMetrics?, error: BluebonnetError?) {
+    public func requestDidFinish(_ request: Request) {
         var metadata = Self.metadata(request)
+        let (metrics, error) = (request.metrics, request.error)
         if let metrics {
             metadata["bluebonnet.duration_ms"] = "\(ResponseMetrics.Timeline.format(metrics.taskDuration).dropLast(3))"
             metadata["bluebonnet.transactions"] = "\(metrics.transactions.count)"

@@ -148,4 +148,35 @@ public struct RedirectStateMachine: Sendable {
         redirectCount += 1
         return .followRedirect(next)
     }
+
+    /// Holds a ``RedirectHandler``'s answer to the policy's safety rules, after
+    /// ``responseReceived(_:for:)`` returned ``Action/followRedirect(_:)`` for `request`: the
+    /// answer's URL must be `http`/`https` with a host and must not go from `https` to `http`
+    /// unless allowed; when it leaves `request`'s origin (or the chain already did), the Host
+    /// field and the ``RedirectPolicy/sensitiveHeaderNames`` are removed from it.
+    public mutating func handlerAnswered(_ answer: HTTPRequest, for request: HTTPRequest) -> Action {
+        guard let requestURL = request.url, let answerURL = answer.url else {
+            return .failRequest(.redirectRejected(reason: .invalidLocation(answer.url?.absoluteString ?? "")))
+        }
+        let base = URIReference(parsing: requestURL.absoluteString)
+        let target = URIReference(parsing: answerURL.absoluteString)
+        guard let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return .failRequest(.redirectRejected(reason: .unsupportedScheme(target.scheme ?? "")))
+        }
+        guard let origin = target.origin, !origin.host.isEmpty else {
+            return .failRequest(.redirectRejected(reason: .invalidLocation(answerURL.absoluteString)))
+        }
+        if base.scheme?.lowercased() == "https" && scheme == "http" && !policy.allowsInsecureRedirects {
+            return .failRequest(.redirectRejected(reason: .insecureDowngrade(from: requestURL, to: answerURL)))
+        }
+        var next = answer
+        if origin != base.origin {
+            removedSensitiveHeaders = true
+            next.headers.remove(name: "Host")
+        }
+        if removedSensitiveHeaders {
+            for name in policy.sensitiveHeaderNames { next.headers.remove(name: name) }
+        }
+        return .followRedirect(next)
+    }
 }

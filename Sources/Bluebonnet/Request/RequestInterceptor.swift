@@ -1,84 +1,113 @@
 import FoundationEssentials
 
-/// What an adapter knows about the request it adapts.
-///
-/// Alamofire passes the `Session`; Bluebonnet passes this value, so adapters do not hold on to the
-/// session (fields will be added, never removed).
-public struct RequestAdapterState: Sendable, Hashable {
-    /// The identifier of the `Request` (stable across retries).
+/// What an adapter knows about the request it adapts: Alamofire's `RequestAdapterState`.
+public struct RequestAdapterState: Sendable {
+    /// The identifier of the ``Request`` (``Request/id``, stable across retries).
     public let requestID: UUID
-    /// How many times the request has been retried before this attempt (0 on the first).
+    /// The session that runs the request.
+    public let session: Session
+    /// How many times the request has been retried before this attempt (0 on the first); a
+    /// Bluebonnet addition.
     public let retryCount: Int
 
     /// Creates a state.
-    public init(requestID: UUID, retryCount: Int = 0) {
+    public init(requestID: UUID, session: Session, retryCount: Int = 0) {
         self.requestID = requestID
+        self.session = session
         self.retryCount = retryCount
-    }
-}
-
-/// What a retrier knows about the request that failed.
-///
-/// Stands in for Alamofire's `Request` argument to `retry(_:for:dueTo:completion:)` until the
-/// `Request` type exists; fields will be added, never removed.
-public struct RequestRetryState: Sendable, Hashable {
-    /// The identifier of the `Request` (stable across retries).
-    public let requestID: UUID
-    /// The last request sent (after adaptation), or nil when none was sent (adaptation failed).
-    public let request: HTTPRequest?
-    /// How many times the request has been retried so far (0 after the first failure).
-    public let retryCount: Int
-    /// The response status code, when a response head arrived.
-    public let responseStatusCode: Int?
-    /// The response header fields, when a response head arrived.
-    public let responseHeaders: HTTPHeaders?
-
-    /// Creates a state.
-    public init(
-        requestID: UUID, request: HTTPRequest?, retryCount: Int, responseStatusCode: Int? = nil,
-        responseHeaders: HTTPHeaders? = nil
-    ) {
-        self.requestID = requestID
-        self.request = request
-        self.retryCount = retryCount
-        self.responseStatusCode = responseStatusCode
-        self.responseHeaders = responseHeaders
     }
 }
 
 /// Changes a request before it is sent, for example to add credentials: Alamofire's
 /// `RequestAdapter`.
 ///
-/// Implement the async `adapt(_:using:)`. Alamofire code written in completion style can use
-/// `Adapter(completionHandler:)` instead of conforming.
+/// Implement one of the three forms; the others reach it through their defaults:
+/// - `adapt(_:for:completion:)`, Alamofire's usual requirement;
+/// - `adapt(_:using:completion:)`, Alamofire's form with a ``RequestAdapterState``;
+/// - `adapt(_:using:) async throws`, the async form (the one the session calls).
+///
+/// Call the completion exactly once. Calling an adapter through a form it does not implement
+/// goes through the others: `adapt(_:for:completion:)` of an adapter that implements only the
+/// async form gets a state with a new `requestID`. An adapter that implements none of them traps
+/// when first used (Alamofire's would not compile); a ``RequestInterceptor`` that implements none
+/// leaves the request unchanged, as in Alamofire.
 public protocol RequestAdapter: Sendable {
-    /// Returns the request to send in place of `urlRequest`; throwing fails the request with
-    /// an adaptation error (and the retrier is asked whether to retry).
+    /// Calls `completion` with the request to send in place of `urlRequest`, or with an error,
+    /// which fails the request with ``BluebonnetError/requestAdaptationFailed(error:)`` (the
+    /// retriers are then asked).
+    func adapt(
+        _ urlRequest: HTTPRequest, for session: Session,
+        completion: @escaping @Sendable (_ result: Result<HTTPRequest, any Error>) -> Void)
+
+    /// `adapt(_:for:completion:)` with the request's identity; the default calls that.
+    func adapt(
+        _ urlRequest: HTTPRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (_ result: Result<HTTPRequest, any Error>) -> Void)
+
+    /// The async form: returns the request to send, or throws; the default calls
+    /// `adapt(_:using:completion:)`.
     func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest
 }
 
 extension RequestAdapter {
-    /// Completion-handler form of `adapt(_:using:)`: runs it in a new task and calls `completion`
-    /// with the result.
+    /// Runs `adapt(_:using:)` (async) in a new task, with a state that has a new `requestID`.
+    public func adapt(
+        _ urlRequest: HTTPRequest, for session: Session,
+        completion: @escaping @Sendable (_ result: Result<HTTPRequest, any Error>) -> Void
+    ) {
+        let key = InterceptorForms.Key(Self.self, .adaptForSession)
+        guard InterceptorForms.enter(key) else { return completion(noAdaptationForm(urlRequest)) }
+        InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
+            Task {
+                let state = RequestAdapterState(requestID: UUID(), session: session)
+                do { completion(.success(try await self.adapt(urlRequest, using: state))) } catch { completion(.failure(error)) }
+            }
+        }
+    }
+
+    /// Calls `adapt(_:for:completion:)` with the state's session, as Alamofire does.
     public func adapt(
         _ urlRequest: HTTPRequest, using state: RequestAdapterState,
-        completion: @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void
+        completion: @escaping @Sendable (_ result: Result<HTTPRequest, any Error>) -> Void
     ) {
-        Task {
-            do { completion(.success(try await adapt(urlRequest, using: state))) } catch { completion(.failure(error)) }
+        let key = InterceptorForms.Key(Self.self, .adaptUsingState)
+        guard InterceptorForms.enter(key) else { return completion(noAdaptationForm(urlRequest)) }
+        InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
+            adapt(urlRequest, for: state.session, completion: completion)
         }
+    }
+
+    /// Calls `adapt(_:using:completion:)` and waits for its completion.
+    public func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
+        let key = InterceptorForms.Key(Self.self, .adaptAsync)
+        guard InterceptorForms.enter(key) else { return try noAdaptationForm(urlRequest).get() }
+        return try await InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
+            try await withCheckedThrowingContinuation { continuation in
+                adapt(urlRequest, using: state) { continuation.resume(with: $0) }
+            }
+        }
+    }
+
+    private func noAdaptationForm(_ urlRequest: HTTPRequest) -> Result<HTTPRequest, any Error> {
+        guard self is any RequestInterceptor else {
+            preconditionFailure(
+                "\(Self.self) conforms to RequestAdapter but implements none of adapt(_:for:completion:), "
+                    + "adapt(_:using:completion:) and adapt(_:using:) async")
+        }
+        return .success(urlRequest)
     }
 }
 
-/// The outcome of asking a retrier about a failed request.
+/// The outcome of asking a retrier about a failed request: Alamofire's `RetryResult`.
 public enum RetryResult: Sendable {
     /// Retry now.
     case retry
-    /// Retry after the delay (Alamofire takes a `TimeInterval`; this is a `Duration`).
-    case retryWithDelay(Duration)
+    /// Retry after this many seconds.
+    case retryWithDelay(TimeInterval)
     /// Do not retry; the request fails with its error.
     case doNotRetry
-    /// Do not retry; the request fails with this error instead.
+    /// Do not retry; the request fails with
+    /// ``BluebonnetError/requestRetryFailed(retryError:originalError:)`` holding this error.
     case doNotRetryWithError(any Error)
 
     /// Whether the request is retried.
@@ -89,8 +118,8 @@ public enum RetryResult: Sendable {
         }
     }
 
-    /// The delay before retrying, if any.
-    public var delay: Duration? {
+    /// The delay before retrying, in seconds, if any.
+    public var delay: TimeInterval? {
         if case let .retryWithDelay(delay) = self { return delay }
         return nil
     }
@@ -103,116 +132,236 @@ public enum RetryResult: Sendable {
 }
 
 /// Decides whether a failed request is retried: Alamofire's `RequestRetrier`.
+///
+/// Implement one of the two forms; the other reaches it through its default:
+/// - `retry(_:for:dueTo:completion:)`, Alamofire's requirement;
+/// - `retry(_:for:dueTo:) async`, the async form (the one the session calls).
+///
+/// The ``Request`` tells what failed: ``Request/request`` and ``Request/retryCount`` (retries so
+/// far), ``Request/response`` (the failed attempt's response, if one arrived) and
+/// ``Request/task``. A retrier that implements neither form traps when first used (Alamofire's
+/// would not compile); a ``RequestInterceptor`` that implements neither never retries, as in
+/// Alamofire.
 public protocol RequestRetrier: Sendable {
-    /// Whether and when to retry `request`, which failed with `error`.
-    func retry(_ request: RequestRetryState, dueTo error: any Error) async -> RetryResult
+    /// Calls `completion` exactly once with whether and when to retry `request`, which failed
+    /// with `error`.
+    func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void)
+
+    /// The async form; the default calls `retry(_:for:dueTo:completion:)`.
+    func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult
 }
 
 extension RequestRetrier {
-    /// Completion-handler form of `retry(_:dueTo:)`: runs it in a new task and calls `completion`.
+    /// Runs `retry(_:for:dueTo:)` (async) in a new task and calls `completion` with its answer.
     public func retry(
-        _ request: RequestRetryState, dueTo error: any Error,
+        _ request: Request, for session: Session, dueTo error: any Error,
         completion: @escaping @Sendable (RetryResult) -> Void
     ) {
-        Task { completion(await retry(request, dueTo: error)) }
+        let key = InterceptorForms.Key(Self.self, .retryCompletion)
+        guard InterceptorForms.enter(key) else { return completion(noRetryForm()) }
+        InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
+            Task { completion(await self.retry(request, for: session, dueTo: error)) }
+        }
+    }
+
+    /// Calls `retry(_:for:dueTo:completion:)` and waits for its completion.
+    public func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
+        let key = InterceptorForms.Key(Self.self, .retryAsync)
+        guard InterceptorForms.enter(key) else { return noRetryForm() }
+        return await InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
+            await withCheckedContinuation { continuation in
+                retry(request, for: session, dueTo: error) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    private func noRetryForm() -> RetryResult {
+        guard self is any RequestInterceptor else {
+            preconditionFailure(
+                "\(Self.self) conforms to RequestRetrier but implements neither retry(_:for:dueTo:completion:) "
+                    + "nor retry(_:for:dueTo:) async")
+        }
+        return .doNotRetry
     }
 }
 
-/// Both an adapter and a retrier. The defaults leave the request unchanged and never retry, so
-/// a conformer implements only what it needs.
+/// Both an adapter and a retrier: Alamofire's `RequestInterceptor`. A conformer implements only
+/// what it needs: without an adaptation form the request is unchanged, without a retry form it
+/// is never retried.
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
-extension RequestInterceptor {
-    /// Returns the request unchanged.
-    public func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
-        urlRequest
+/// Tells the defaults of the interchangeable forms of ``RequestAdapter`` and ``RequestRetrier``
+/// (and ``RedirectHandler``) apart from a conformer that implements none: each default marks its
+/// form as entered for the conforming type, for the calls it makes (a task-local value, which the
+/// task a default starts inherits); meeting the mark again means the defaults went round.
+enum InterceptorForms {
+    enum Form: Sendable, Hashable {
+        case adaptForSession, adaptUsingState, adaptAsync, retryCompletion, retryAsync, redirectCompletion, redirectAsync
     }
 
-    /// Never retries.
-    public func retry(_ request: RequestRetryState, dueTo error: any Error) async -> RetryResult { .doNotRetry }
+    struct Key: Sendable, Hashable {
+        let type: ObjectIdentifier
+        let form: Form
+
+        init<T>(_ type: T.Type, _ form: Form) {
+            self.type = ObjectIdentifier(type)
+            self.form = form
+        }
+    }
+
+    @TaskLocal static var entered: Set<Key> = []
+
+    /// Whether `key`'s default may run (false: it already runs further up, so no form is implemented).
+    static func enter(_ key: Key) -> Bool { !entered.contains(key) }
 }
 
+/// Alamofire's closure for ``Adapter``: adapt the request and call the completion once.
+public typealias AdaptHandler = @Sendable (
+    _ request: HTTPRequest, _ session: Session,
+    _ completion: @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void
+) -> Void
+
+/// Alamofire's closure for ``Retrier``: decide and call the completion once.
+public typealias RetryHandler = @Sendable (
+    _ request: Request, _ session: Session, _ error: any Error,
+    _ completion: @escaping @Sendable (RetryResult) -> Void
+) -> Void
+
 /// An adapter made of a closure: Alamofire's `Adapter`.
-public struct Adapter: RequestInterceptor {
-    /// The async adaptation closure.
-    public typealias AdaptHandler = @Sendable (HTTPRequest, RequestAdapterState) async throws -> HTTPRequest
-    /// Alamofire's completion-style closure: call the completion exactly once.
-    public typealias CompletionAdaptHandler = @Sendable (
-        HTTPRequest, RequestAdapterState, @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void
-    ) -> Void
+///
+/// `@unchecked Sendable`: an open class cannot be checked. Its one stored property is a `let`
+/// of a `@Sendable` closure; a subclass must keep its own state `Sendable` too.
+open class Adapter: RequestInterceptor, @unchecked Sendable {
+    private enum Handler {
+        case completion(AdaptHandler)
+        case async(@Sendable (HTTPRequest, RequestAdapterState) async throws -> HTTPRequest)
+    }
 
-    private let handler: AdaptHandler
+    private let handler: Handler
 
-    /// An adapter that runs `handler`.
-    public init(_ handler: @escaping AdaptHandler) { self.handler = handler }
+    /// An adapter that runs Alamofire's completion-style `adaptHandler`.
+    /// - Warning: The request waits until the completion is called; not calling it leaves the
+    ///   request waiting forever.
+    public init(_ adaptHandler: @escaping AdaptHandler) { handler = .completion(adaptHandler) }
 
-    /// An adapter that runs a completion-style `handler`.
-    /// - Warning: The request waits until the completion is called; not calling it leaks the
-    ///   request, calling it twice traps.
-    public init(completionHandler handler: @escaping CompletionAdaptHandler) {
-        self.handler = { request, state in
-            try await withCheckedThrowingContinuation { continuation in
-                handler(request, state) { continuation.resume(with: $0) }
+    /// An adapter that runs an async closure (a Bluebonnet addition).
+    public init(_ adaptHandler: @escaping @Sendable (HTTPRequest, RequestAdapterState) async throws -> HTTPRequest) {
+        handler = .async(adaptHandler)
+    }
+
+    /// Runs the closure.
+    open func adapt(
+        _ urlRequest: HTTPRequest, for session: Session,
+        completion: @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void
+    ) {
+        adapt(urlRequest, using: RequestAdapterState(requestID: UUID(), session: session), completion: completion)
+    }
+
+    /// Runs the closure.
+    open func adapt(
+        _ urlRequest: HTTPRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void
+    ) {
+        switch handler {
+        case .completion(let closure):
+            closure(urlRequest, state.session, completion)
+        case .async(let closure):
+            Task {
+                do { completion(.success(try await closure(urlRequest, state))) } catch { completion(.failure(error)) }
             }
         }
     }
 
     /// Runs the closure.
-    public func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
-        try await handler(urlRequest, state)
+    open func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
+        switch handler {
+        case .completion(let closure):
+            return try await withCheckedThrowingContinuation { continuation in
+                closure(urlRequest, state.session) { continuation.resume(with: $0) }
+            }
+        case .async(let closure):
+            return try await closure(urlRequest, state)
+        }
     }
 }
 
 /// A retrier made of a closure: Alamofire's `Retrier`.
-public struct Retrier: RequestInterceptor {
-    /// The async retry closure.
-    public typealias RetryHandler = @Sendable (RequestRetryState, any Error) async -> RetryResult
-    /// Alamofire's completion-style closure: call the completion exactly once.
-    public typealias CompletionRetryHandler = @Sendable (
-        RequestRetryState, any Error, @escaping @Sendable (RetryResult) -> Void
-    ) -> Void
+///
+/// `@unchecked Sendable`: an open class cannot be checked. Its one stored property is a `let`
+/// of a `@Sendable` closure; a subclass must keep its own state `Sendable` too.
+open class Retrier: RequestInterceptor, @unchecked Sendable {
+    private enum Handler {
+        case completion(RetryHandler)
+        case async(@Sendable (Request, Session, any Error) async -> RetryResult)
+    }
 
-    private let handler: RetryHandler
+    private let handler: Handler
 
-    /// A retrier that runs `handler`.
-    public init(_ handler: @escaping RetryHandler) { self.handler = handler }
+    /// A retrier that runs Alamofire's completion-style `retryHandler`.
+    /// - Warning: The request waits until the completion is called; not calling it leaves the
+    ///   request waiting forever.
+    public init(_ retryHandler: @escaping RetryHandler) { handler = .completion(retryHandler) }
 
-    /// A retrier that runs a completion-style `handler`.
-    /// - Warning: The request waits until the completion is called; not calling it leaks the
-    ///   request, calling it twice traps.
-    public init(completionHandler handler: @escaping CompletionRetryHandler) {
-        self.handler = { request, error in
-            await withCheckedContinuation { continuation in
-                handler(request, error) { continuation.resume(returning: $0) }
-            }
+    /// A retrier that runs an async closure (a Bluebonnet addition).
+    public init(_ retryHandler: @escaping @Sendable (Request, Session, any Error) async -> RetryResult) {
+        handler = .async(retryHandler)
+    }
+
+    /// Leaves the request unchanged.
+    open func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest { urlRequest }
+
+    /// Runs the closure.
+    open func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        switch handler {
+        case .completion(let closure):
+            closure(request, session, error, completion)
+        case .async(let closure):
+            Task { completion(await closure(request, session, error)) }
         }
     }
 
     /// Runs the closure.
-    public func retry(_ request: RequestRetryState, dueTo error: any Error) async -> RetryResult {
-        await handler(request, error)
+    open func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
+        switch handler {
+        case .completion(let closure):
+            return await withCheckedContinuation { continuation in
+                closure(request, session, error) { continuation.resume(returning: $0) }
+            }
+        case .async(let closure):
+            return await closure(request, session, error)
+        }
     }
 }
 
 /// Several adapters and retriers as one interceptor: Alamofire's `Interceptor`.
 ///
-/// Adapters run in order, each on the previous one's output; the first that throws stops the
+/// Adapters run in order, each on the previous one's output; the first that fails stops the
 /// chain. Retriers are asked in order until one answers `.retry`, `.retryWithDelay` or
 /// `.doNotRetryWithError`, which is the answer; when all say `.doNotRetry`, so does this.
-public struct Interceptor: RequestInterceptor {
+///
+/// `@unchecked Sendable`: an open class cannot be checked. Its stored properties are `let`s of
+/// `Sendable` types; a subclass must keep its own state `Sendable` too.
+open class Interceptor: RequestInterceptor, @unchecked Sendable {
     /// The adapters, in the order they run.
     public let adapters: [any RequestAdapter]
     /// The retriers, in the order they are asked.
     public let retriers: [any RequestRetrier]
 
-    /// An interceptor from an adapting and a retrying closure.
-    public init(adaptHandler: @escaping Adapter.AdaptHandler, retryHandler: @escaping Retrier.RetryHandler) {
-        self.init(adapters: [Adapter(adaptHandler)], retriers: [Retrier(retryHandler)])
+    /// An interceptor from Alamofire's completion-style closures.
+    public init(adaptHandler: @escaping AdaptHandler, retryHandler: @escaping RetryHandler) {
+        adapters = [Adapter(adaptHandler)]
+        retriers = [Retrier(retryHandler)]
     }
 
     /// An interceptor from one adapter and one retrier.
     public init(adapter: any RequestAdapter, retrier: any RequestRetrier) {
-        self.init(adapters: [adapter], retriers: [retrier])
+        adapters = [adapter]
+        retriers = [retrier]
     }
 
     /// An interceptor from adapters, retriers and interceptors; each interceptor is appended to
@@ -225,17 +374,74 @@ public struct Interceptor: RequestInterceptor {
         self.retriers = retriers + interceptors.map { $0 as any RequestRetrier }
     }
 
-    /// Runs the adapters in order.
-    public func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
+    /// Runs the adapters' `adapt(_:for:completion:)` in order.
+    open func adapt(
+        _ urlRequest: HTTPRequest, for session: Session,
+        completion: @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void
+    ) {
+        Interceptor.chainAdapt(urlRequest, adapters: adapters[...], completion: completion) { adapter, request, next in
+            adapter.adapt(request, for: session, completion: next)
+        }
+    }
+
+    /// Runs the adapters' `adapt(_:using:completion:)` in order.
+    open func adapt(
+        _ urlRequest: HTTPRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void
+    ) {
+        Interceptor.chainAdapt(urlRequest, adapters: adapters[...], completion: completion) { adapter, request, next in
+            adapter.adapt(request, using: state, completion: next)
+        }
+    }
+
+    private static func chainAdapt(
+        _ urlRequest: HTTPRequest, adapters: ArraySlice<any RequestAdapter>,
+        completion: @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void,
+        step: @escaping @Sendable (any RequestAdapter, HTTPRequest, @escaping @Sendable (Result<HTTPRequest, any Error>) -> Void) -> Void
+    ) {
+        guard let adapter = adapters.first else { return completion(.success(urlRequest)) }
+        let rest = adapters.dropFirst()
+        step(adapter, urlRequest) { result in
+            switch result {
+            case .success(let adapted): chainAdapt(adapted, adapters: rest, completion: completion, step: step)
+            case .failure: completion(result)
+            }
+        }
+    }
+
+    /// Runs the adapters' async `adapt(_:using:)` in order.
+    open func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
         var request = urlRequest
         for adapter in adapters { request = try await adapter.adapt(request, using: state) }
         return request
     }
 
-    /// Asks the retriers in order until one decides.
-    public func retry(_ request: RequestRetryState, dueTo error: any Error) async -> RetryResult {
+    /// Asks the retriers' `retry(_:for:dueTo:completion:)` in order until one decides.
+    open func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        Interceptor.chainRetry(request, for: session, dueTo: error, retriers: retriers[...], completion: completion)
+    }
+
+    private static func chainRetry(
+        _ request: Request, for session: Session, dueTo error: any Error, retriers: ArraySlice<any RequestRetrier>,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        guard let retrier = retriers.first else { return completion(.doNotRetry) }
+        let rest = retriers.dropFirst()
+        retrier.retry(request, for: session, dueTo: error) { result in
+            switch result {
+            case .retry, .retryWithDelay, .doNotRetryWithError: completion(result)
+            case .doNotRetry: chainRetry(request, for: session, dueTo: error, retriers: rest, completion: completion)
+            }
+        }
+    }
+
+    /// Asks the retriers' async `retry(_:for:dueTo:)` in order until one decides.
+    open func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
         for retrier in retriers {
-            let result = await retrier.retry(request, dueTo: error)
+            let result = await retrier.retry(request, for: session, dueTo: error)
             switch result {
             case .retry, .retryWithDelay, .doNotRetryWithError: return result
             case .doNotRetry: continue
@@ -246,29 +452,27 @@ public struct Interceptor: RequestInterceptor {
 }
 
 extension RequestAdapter where Self == Adapter {
-    /// An adapter that runs `closure`.
-    public static func adapter(using closure: @escaping Adapter.AdaptHandler) -> Adapter { Adapter(closure) }
+    /// An ``Adapter`` that runs `closure`.
+    public static func adapter(using closure: @escaping AdaptHandler) -> Adapter { Adapter(closure) }
 }
 
 extension RequestRetrier where Self == Retrier {
-    /// A retrier that runs `closure`.
-    public static func retrier(using closure: @escaping Retrier.RetryHandler) -> Retrier { Retrier(closure) }
+    /// A ``Retrier`` that runs `closure`.
+    public static func retrier(using closure: @escaping RetryHandler) -> Retrier { Retrier(closure) }
 }
 
 extension RequestInterceptor where Self == Interceptor {
-    /// An interceptor from an adapting and a retrying closure.
-    public static func interceptor(
-        adapter: @escaping Adapter.AdaptHandler, retrier: @escaping Retrier.RetryHandler
-    ) -> Interceptor {
+    /// An ``Interceptor`` from an adapting and a retrying closure.
+    public static func interceptor(adapter: @escaping AdaptHandler, retrier: @escaping RetryHandler) -> Interceptor {
         Interceptor(adaptHandler: adapter, retryHandler: retrier)
     }
 
-    /// An interceptor from one adapter and one retrier.
+    /// An ``Interceptor`` from one adapter and one retrier.
     public static func interceptor(adapter: any RequestAdapter, retrier: any RequestRetrier) -> Interceptor {
         Interceptor(adapter: adapter, retrier: retrier)
     }
 
-    /// An interceptor from adapters, retriers and interceptors.
+    /// An ``Interceptor`` from adapters, retriers and interceptors.
     public static func interceptor(
         adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
         interceptors: [any RequestInterceptor] = []

@@ -46,66 +46,68 @@ public protocol NetworkErrorKindProviding: Error {
 /// Retries failed idempotent requests with exponential backoff: Alamofire's `RetryPolicy`.
 ///
 /// A request is retried when all hold:
-/// - fewer than `retryLimit` retries have happened;
+/// - fewer than `retryLimit` retries have happened (``Request/retryCount``);
 /// - its method is in `retryableHTTPMethods`;
-/// - its response status is in `retryableHTTPStatusCodes`, or, with no such status, its error's
-///   kind (from `errorKind`) is in `retryableErrorKinds`.
+/// - its response status (``Request/response``, the failed attempt's) is in
+///   `retryableHTTPStatusCodes`, or, failing that, its error's kind (from `errorKind`) is in
+///   `retryableErrorKinds`.
 ///
 /// The delay before retry *n* (counting from 0) is `exponentialBackoffScale ×
-/// exponentialBackoffBase^n` seconds: 0.5 s, 1 s with the defaults (capped at one day).
+/// exponentialBackoffBase^n` seconds: 0.5 s, 1 s, 2 s… with the defaults (capped at one day).
 ///
-/// Alamofire's class becomes a struct; `retryableURLErrorCodes` becomes `retryableErrorKinds`
-/// with an `errorKind` classifier; counts are `Int`; delays are `Duration`.
-public struct RetryPolicy: RequestInterceptor {
+/// Alamofire's `retryableURLErrorCodes` (`URLError.Code`s, which Bluebonnet's stack does not
+/// raise) becomes `retryableErrorKinds` with an `errorKind` classifier; see ``NetworkErrorKind``
+/// for which kind stands for which code.
+///
+/// `@unchecked Sendable`: an open class (subclasses override ``shouldRetry(request:dueTo:)``, as in
+/// Alamofire) cannot be checked. Its stored properties are `let`s of `Sendable` types; a subclass
+/// must keep its own state `Sendable` too.
+open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     /// 2.
-    public static let defaultRetryLimit = 2
+    public static let defaultRetryLimit: UInt = 2
     /// 2.
-    public static let defaultExponentialBackoffBase = 2
+    public static let defaultExponentialBackoffBase: UInt = 2
     /// 0.5.
-    public static let defaultExponentialBackoffScale = 0.5
-    /// The idempotent methods (RFC 9110 §9.2.2): `DELETE`, `GET`, `HEAD`, `OPTIONS`, `PUT`,
-    /// `TRACE`, and `QUERY`.
-    public static let defaultRetryableHTTPMethods: Set<HTTPMethod> = [
-        .delete, .get, .head, .options, .put, .trace, .query,
-    ]
+    public static let defaultExponentialBackoffScale: Double = 0.5
+    /// Alamofire's idempotent methods: `DELETE`, `GET`, `HEAD`, `OPTIONS`, `PUT`, `TRACE`.
+    public static let defaultRetryableHTTPMethods: Set<HTTPMethod> = [.delete, .get, .head, .options, .put, .trace]
     /// 408 Request Timeout, 500 Internal Server Error, 502 Bad Gateway, 503 Service Unavailable,
     /// 504 Gateway Timeout.
     public static let defaultRetryableHTTPStatusCodes: Set<Int> = [408, 500, 502, 503, 504]
-    /// Timeouts, lost/refused/reset connections, DNS failures and unreachable networks.
+    /// Timeouts, lost/refused/reset connections, DNS failures and unreachable networks: the kinds
+    /// of Alamofire's `defaultRetryableURLErrorCodes` that Bluebonnet's stack can raise.
     public static let defaultRetryableErrorKinds: Set<NetworkErrorKind> = [
         .timedOut, .connectionLost, .connectionRefused, .connectionReset, .dnsFailure, .networkUnreachable,
     ]
 
     /// The most retries for one request.
-    public let retryLimit: Int
+    public let retryLimit: UInt
     /// The base of the exponential backoff; at least 2.
-    public let exponentialBackoffBase: Int
+    public let exponentialBackoffBase: UInt
     /// The factor applied to the backoff, in seconds.
     public let exponentialBackoffScale: Double
     /// The methods that may be retried.
     public let retryableHTTPMethods: Set<HTTPMethod>
     /// The response statuses that cause a retry.
     public let retryableHTTPStatusCodes: Set<Int>
-    /// The error kinds that cause a retry.
+    /// The error kinds that cause a retry (Alamofire's `retryableURLErrorCodes`).
     public let retryableErrorKinds: Set<NetworkErrorKind>
-    /// How an error's kind is found; `RetryPolicy.defaultErrorKind(of:)` by default.
+    /// How an error's kind is found; ``RetryPolicy/defaultErrorKind(of:)`` by default.
     public let errorKind: @Sendable (any Error) -> NetworkErrorKind?
 
-    /// Creates a policy; every default is Alamofire's (plus `QUERY` among the methods).
-    /// - Precondition: `retryLimit >= 0`, `exponentialBackoffBase >= 2`,
-    ///   `exponentialBackoffScale >= 0`.
+    /// Creates a policy; every default is Alamofire's.
+    /// - Precondition: `exponentialBackoffBase >= 2`, `exponentialBackoffScale >= 0`.
     public init(
-        retryLimit: Int = RetryPolicy.defaultRetryLimit,
-        exponentialBackoffBase: Int = RetryPolicy.defaultExponentialBackoffBase,
+        retryLimit: UInt = RetryPolicy.defaultRetryLimit,
+        exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
         exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods,
         retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
         retryableErrorKinds: Set<NetworkErrorKind> = RetryPolicy.defaultRetryableErrorKinds,
         errorKind: @escaping @Sendable (any Error) -> NetworkErrorKind? = RetryPolicy.defaultErrorKind(of:)
     ) {
-        precondition(retryLimit >= 0, "retryLimit must not be negative")
-        precondition(exponentialBackoffBase >= 2, "exponentialBackoffBase must be at least 2")
-        precondition(exponentialBackoffScale >= 0, "exponentialBackoffScale must not be negative")
+        precondition(exponentialBackoffBase >= 2, "The `exponentialBackoffBase` must be a minimum of 2.")
+        precondition(exponentialBackoffScale >= 0, "The `exponentialBackoffScale` must not be negative.")
         self.retryLimit = retryLimit
         self.exponentialBackoffBase = exponentialBackoffBase
         self.exponentialBackoffScale = exponentialBackoffScale
@@ -120,82 +122,91 @@ public struct RetryPolicy: RequestInterceptor {
         (error as? any NetworkErrorKindProviding)?.networkErrorKind
     }
 
-    /// The pure decision: the delay before retrying, or nil not to retry.
-    /// - Parameters:
-    ///   - method: The request's method (nil when no request was made: never retried).
-    ///   - statusCode: The response status, when a response arrived.
-    ///   - errorKind: The failure's kind, when it is a network failure.
-    ///   - retryCount: Retries so far.
-    public func shouldRetry(method: HTTPMethod?, statusCode: Int?, errorKind: NetworkErrorKind?, retryCount: Int)
-        -> Duration?
-    {
-        guard retryCount < retryLimit, let method, retryableHTTPMethods.contains(method) else { return nil }
-        let retryable: Bool
-        if let statusCode, retryableHTTPStatusCodes.contains(statusCode) {
-            retryable = true
-        } else if let errorKind {
-            retryable = retryableErrorKinds.contains(errorKind)
+    /// Leaves the request unchanged.
+    open func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest { urlRequest }
+
+    /// `.retryWithDelay(delay(forRetry: request.retryCount))` when the request has retries left and
+    /// ``shouldRetry(request:dueTo:)`` says so, `.doNotRetry` otherwise; calls `completion` at once.
+    open func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        if UInt(request.retryCount) < retryLimit, shouldRetry(request: request, dueTo: error) {
+            completion(.retryWithDelay(delay(forRetry: request.retryCount)))
         } else {
-            retryable = false
+            completion(.doNotRetry)
         }
-        return retryable ? delay(forRetry: retryCount) : nil
     }
 
-    /// `exponentialBackoffScale × exponentialBackoffBase^retryCount` seconds, at most a day.
-    public func delay(forRetry retryCount: Int) -> Duration {
+    /// The answer of ``retry(_:for:dueTo:completion:)``, without a completion.
+    open func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
+        if UInt(request.retryCount) < retryLimit, shouldRetry(request: request, dueTo: error) {
+            return .retryWithDelay(delay(forRetry: request.retryCount))
+        }
+        return .doNotRetry
+    }
+
+    /// Whether `request`, which failed with `error`, is of a kind to retry (method, then status
+    /// or error kind); the retry limit is checked by the caller.
+    open func shouldRetry(request: Request, dueTo error: any Error) -> Bool {
+        shouldRetry(method: request.request?.method, statusCode: request.response?.statusCode, errorKind: errorKind(error))
+    }
+
+    /// The pure decision behind ``shouldRetry(request:dueTo:)``.
+    /// - Parameters:
+    ///   - method: The request's method (nil when no request was built: never retried).
+    ///   - statusCode: The response status, when a response arrived.
+    ///   - errorKind: The failure's kind, when it is a network failure.
+    public func shouldRetry(method: HTTPMethod?, statusCode: Int?, errorKind: NetworkErrorKind?) -> Bool {
+        guard let method, retryableHTTPMethods.contains(method) else { return false }
+        if let statusCode, retryableHTTPStatusCodes.contains(statusCode) { return true }
+        guard let errorKind else { return false }
+        return retryableErrorKinds.contains(errorKind)
+    }
+
+    /// `exponentialBackoffScale × exponentialBackoffBase^retryCount` seconds, at most a day (a
+    /// Bluebonnet bound; Alamofire's grows without one).
+    public func delay(forRetry retryCount: Int) -> TimeInterval {
         var seconds = exponentialBackoffScale
         for _ in 0..<max(retryCount, 0) {
             seconds *= Double(exponentialBackoffBase)
             if seconds >= Self.maximumDelaySeconds { break }
         }
-        return .seconds(min(seconds, Self.maximumDelaySeconds))
-    }
-
-    /// Applies `shouldRetry` to the failed request.
-    public func retry(_ request: RequestRetryState, dueTo error: any Error) async -> RetryResult {
-        let delay = shouldRetry(
-            method: request.request?.method, statusCode: request.responseStatusCode, errorKind: errorKind(error),
-            retryCount: request.retryCount)
-        return delay.map { .retryWithDelay($0) } ?? .doNotRetry
+        return min(seconds, Self.maximumDelaySeconds)
     }
 
     private static let maximumDelaySeconds: Double = 86_400
 }
 
 /// Retries idempotent requests whose connection was lost: Alamofire's
-/// `ConnectionLostRetryPolicy`, a `RetryPolicy` with no retryable status codes and only
-/// `.connectionLost` and `.connectionReset` as retryable error kinds.
-public struct ConnectionLostRetryPolicy: RequestInterceptor {
-    /// The policy that decides.
-    public let policy: RetryPolicy
-
-    /// Creates a policy; the defaults are `RetryPolicy`'s.
+/// `ConnectionLostRetryPolicy`, a ``RetryPolicy`` with no retryable status codes and only
+/// `.connectionLost` and `.connectionReset` as retryable error kinds (Alamofire's
+/// `[.networkConnectionLost]`, which covers both).
+///
+/// `@unchecked Sendable` restated from ``RetryPolicy``: it adds no stored property.
+open class ConnectionLostRetryPolicy: RetryPolicy, @unchecked Sendable {
+    /// Creates a policy; the defaults are ``RetryPolicy``'s.
     public init(
-        retryLimit: Int = RetryPolicy.defaultRetryLimit,
-        exponentialBackoffBase: Int = RetryPolicy.defaultExponentialBackoffBase,
+        retryLimit: UInt = RetryPolicy.defaultRetryLimit,
+        exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
         exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods
     ) {
-        policy = RetryPolicy(
+        super.init(
             retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
             exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods,
             retryableHTTPStatusCodes: [], retryableErrorKinds: [.connectionLost, .connectionReset])
     }
-
-    /// Asks `policy`.
-    public func retry(_ request: RequestRetryState, dueTo error: any Error) async -> RetryResult {
-        await policy.retry(request, dueTo: error)
-    }
 }
 
 extension RequestInterceptor where Self == RetryPolicy {
-    /// A `RetryPolicy` with the default values.
+    /// A ``RetryPolicy`` with the default values.
     public static var retryPolicy: RetryPolicy { RetryPolicy() }
 
-    /// A `RetryPolicy` with the given values.
+    /// A ``RetryPolicy`` with the given values.
     public static func retryPolicy(
-        retryLimit: Int = RetryPolicy.defaultRetryLimit,
-        exponentialBackoffBase: Int = RetryPolicy.defaultExponentialBackoffBase,
+        retryLimit: UInt = RetryPolicy.defaultRetryLimit,
+        exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
         exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods,
         retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
@@ -209,6 +220,18 @@ extension RequestInterceptor where Self == RetryPolicy {
 }
 
 extension RequestInterceptor where Self == ConnectionLostRetryPolicy {
-    /// A `ConnectionLostRetryPolicy` with the default values.
+    /// A ``ConnectionLostRetryPolicy`` with the default values.
     public static var connectionLostRetryPolicy: ConnectionLostRetryPolicy { ConnectionLostRetryPolicy() }
+
+    /// A ``ConnectionLostRetryPolicy`` with the given values.
+    public static func connectionLostRetryPolicy(
+        retryLimit: UInt = RetryPolicy.defaultRetryLimit,
+        exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
+        exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
+        retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods
+    ) -> ConnectionLostRetryPolicy {
+        ConnectionLostRetryPolicy(
+            retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
+            exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods)
+    }
 }

@@ -130,8 +130,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     // MARK: State
 
     /// The response whose body is being streamed, once it passed validation: set before its
-    /// first part is handed to any handler.
-    public override var response: HTTPResponse? { streaming.deliveredResponse }
+    /// first part is handed to any handler. Before that, the last response of the running
+    /// ``Request/task`` (a redirect, or a head that failed validation, as a retrier sees it).
+    public override var response: HTTPResponse? { streaming.deliveredResponse ?? super.response }
 
     // MARK: Configuration
 

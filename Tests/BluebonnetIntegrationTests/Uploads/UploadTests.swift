@@ -105,8 +105,8 @@ struct UploadTests {
         try await Self.withTemporaryDirectory { directory in
             let session = Session()
             let failures = Mutex<[BluebonnetError]>([])
-            var monitor = ClosureEventMonitor()
-            monitor.uploadRequestDidFailToCreateUploadable = { _, error in failures.withLock { $0.append(error) } }
+            let monitor = ClosureEventMonitor()
+            monitor.requestDidFailToCreateUploadableWithError = { _, error in failures.withLock { $0.append(error) } }
             let monitored = Session(eventMonitors: [monitor])
 
             let missing = await monitored.upload(directory.appendingPathComponent("nope.bin"), to: "\(base)/echo")

@@ -79,10 +79,10 @@ import Testing
     @Test func retryResultsBecomeSteps() {
         let error = BluebonnetError.explicitlyCancelled
         guard case .retry(after: nil) = RetryStep.decide(.retry, after: error) else { Issue.record("retry"); return }
-        guard case .retry(after: .milliseconds(250)?) = RetryStep.decide(.retryWithDelay(.milliseconds(250)), after: error) else {
+        guard case .retry(after: .milliseconds(250)?) = RetryStep.decide(.retryWithDelay(0.25), after: error) else {
             Issue.record("retryWithDelay"); return
         }
-        guard case .retry(after: nil) = RetryStep.decide(.retryWithDelay(.zero), after: error) else {
+        guard case .retry(after: nil) = RetryStep.decide(.retryWithDelay(0), after: error) else {
             Issue.record("a zero delay retries at once"); return
         }
         guard case .finish(.explicitlyCancelled) = RetryStep.decide(.doNotRetry, after: error) else {

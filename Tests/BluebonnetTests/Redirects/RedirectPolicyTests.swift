@@ -216,20 +216,65 @@ import Testing
         #expect(!second.headers.contains(name: "Authorization"))
     }
 
+    static let session = Session(startRequestsImmediately: false)
+
     @Test func redirectorBehaviours() async {
         let original = TestRequests.make("https://example.com/")
         let next = TestRequests.make("https://example.com/next")
         let response = TestRequests.response(302)
-        #expect(await Redirector.follow.task(original, willBeRedirectedTo: next, for: response) == next)
-        #expect(await Redirector.doNotFollow.task(original, willBeRedirectedTo: next, for: response) == nil)
-        let modify = Redirector(behavior: .modify { request, response in
+        let task = URLSessionTask(identifier: 1, request: original, owner: Self.session.request(original))
+        #expect(await Redirector.follow.task(task, willBeRedirectedTo: next, for: response) == next)
+        #expect(await Redirector.doNotFollow.task(task, willBeRedirectedTo: next, for: response) == nil)
+        let modify = Redirector(behavior: .modify { task, request, response in
             var changed = request
-            changed.headers["X-Status"] = "\(response.statusCode)"
+            changed.headers["X-Status"] = "\(response.statusCode) \(task.taskIdentifier)"
             return changed
         })
-        #expect(await modify.task(original, willBeRedirectedTo: next, for: response)?.headers["X-Status"] == "302")
-        let handler: Redirector = .modify(using: { _, _ in nil })
-        #expect(await handler.task(original, willBeRedirectedTo: next, for: response) == nil)
+        #expect(await modify.task(task, willBeRedirectedTo: next, for: response)?.headers["X-Status"] == "302 1")
+        let handler: Redirector = .modify(using: { _, _, _ in nil })
+        #expect(await handler.task(task, willBeRedirectedTo: next, for: response) == nil)
+        // Alamofire's completion form answers the same.
+        let answered = await withCheckedContinuation { continuation in
+            modify.task(task, willBeRedirectedTo: next, for: response) { continuation.resume(returning: $0) }
+        }
+        #expect(answered?.headers["X-Status"] == "302 1")
+    }
+
+    @Test func aHandlersAnswerStillObeysThePolicysSafetyRules() {
+        var machine = RedirectStateMachine()
+        var request = TestRequests.make("https://example.com/")
+        request.headers["Authorization"] = "Bearer secret"
+        request.headers["Cookie"] = "a=1"
+        // Same origin: kept as the handler wrote it.
+        var sameOrigin = TestRequests.make("https://example.com/next")
+        sameOrigin.headers["Authorization"] = "Bearer secret"
+        guard case .followRedirect(let kept) = machine.handlerAnswered(sameOrigin, for: request) else {
+            Issue.record("same origin refused"); return
+        }
+        #expect(kept.headers["Authorization"] == "Bearer secret")
+        // Another origin: credentials and cookies removed, and from then on.
+        var elsewhere = TestRequests.make("https://other.example/")
+        elsewhere.headers["Authorization"] = "Bearer secret"
+        elsewhere.headers["Cookie"] = "a=1"
+        guard case .followRedirect(let stripped) = machine.handlerAnswered(elsewhere, for: request) else {
+            Issue.record("other origin refused"); return
+        }
+        #expect(!stripped.headers.contains(name: "Authorization") && !stripped.headers.contains(name: "Cookie"))
+        guard case .followRedirect(let later) = machine.handlerAnswered(sameOrigin, for: request) else {
+            Issue.record("back to the first origin refused"); return
+        }
+        #expect(!later.headers.contains(name: "Authorization"))
+        // https → http and other schemes are refused.
+        guard case .failRequest(.redirectRejected(reason: .insecureDowngrade)) =
+            machine.handlerAnswered(TestRequests.make("http://example.com/"), for: request)
+        else { Issue.record("downgrade followed"); return }
+        guard case .failRequest(.redirectRejected(reason: .unsupportedScheme("ftp"))) =
+            machine.handlerAnswered(TestRequests.make("ftp://example.com/"), for: request)
+        else { Issue.record("ftp followed"); return }
+        var lenient = RedirectStateMachine(policy: RedirectPolicy(allowsInsecureRedirects: true))
+        guard case .followRedirect = lenient.handlerAnswered(TestRequests.make("http://example.com/"), for: request) else {
+            Issue.record("an allowed downgrade refused"); return
+        }
     }
 
     @Test func policyDefaultsAreDocumented() {
