@@ -271,6 +271,28 @@ struct AlamofireShapesTests {
         await session.shutdown()
     }
 
+    /// A download tells which task put its file in place, and where.
+    @Test func aDownloadReportsItsFinishWithTheTask() async throws {
+        let base = try SuiteTestServer.baseURL()
+        try await DownloadTests.withFolder { folder in
+            let queue = DispatchQueue(label: "shapes-download-monitor")
+            let finished = Mutex<(Int, URL)?>(nil)
+            let monitor = ClosureEventMonitor(queue: queue)
+            monitor.requestDidFinishDownloadingUsingTaskWithResult = { _, task, result in
+                if case .success(let url) = result { finished.withLock { $0 = (task.taskIdentifier, url) } }
+            }
+            let session = Session(eventMonitors: [monitor])
+            let destination = folder.appendingPathComponent("file.bin")
+            let request = session.download("\(base)/ok?size=2048", to: DownloadTests.to(destination))
+            _ = await request.serializingDownloadedFileURL().result
+            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+            #expect(finished.withLock { $0?.0 } == request.task?.taskIdentifier)
+            #expect(finished.withLock { $0?.1 } == destination)
+            #expect(request.task?.countOfBytesReceived == 2048)
+            await session.shutdown()
+        }
+    }
+
     // MARK: URLSessionConfiguration
 
     @Test func aSessionFromAnAlamofireConfigurationSendsItsHeadersAndTakesASnapshot() async throws {
