@@ -105,6 +105,49 @@ struct AlamofireShapesTests {
         await session.shutdown()
     }
 
+    // MARK: Queues
+
+    /// Tells which queue runs it: the label of the queue carrying `key`, if any.
+    static let queueKey = DispatchSpecificKey<String>()
+
+    static func labelled(_ label: String) -> DispatchQueue {
+        let queue = DispatchQueue(label: label)
+        queue.setSpecific(key: queueKey, value: label)
+        return queue
+    }
+
+    /// Decoding records the queue it runs on.
+    struct QueueProbe: Decodable, Sendable {
+        static let seen = Mutex<[String?]>([])
+        init(from decoder: any Decoder) throws {
+            Self.seen.withLock { $0.append(DispatchQueue.getSpecific(key: AlamofireShapesTests.queueKey)) }
+        }
+    }
+
+    @Test func adaptersRunOnTheRequestQueueAndSerializersOnTheSerializationQueue() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let adaptedOn = Mutex<[String?]>([])
+        let adapter = Adapter { request, _, completion in
+            adaptedOn.withLock { $0.append(DispatchQueue.getSpecific(key: Self.queueKey)) }
+            completion(.success(request))
+        }
+        let session = Session(
+            rootQueue: Self.labelled("root"), requestQueue: Self.labelled("request"),
+            serializationQueue: Self.labelled("serialization"), interceptor: adapter)
+        QueueProbe.seen.withLock { $0 = [] }
+        // An awaited value, then a closure handler (which runs on the root queue).
+        _ = try await session.request("\(base)/echo").serializingDecodable(QueueProbe.self).value
+        let handledOn = await withCheckedContinuation { continuation in
+            session.request("\(base)/echo").responseDecodable(of: QueueProbe.self) { _ in
+                continuation.resume(returning: DispatchQueue.getSpecific(key: Self.queueKey))
+            }
+        }
+        #expect(adaptedOn.withLock { $0 } == ["request", "request"])
+        #expect(QueueProbe.seen.withLock { $0 } == ["serialization", "serialization"])
+        #expect(handledOn == "root")
+        await session.shutdown()
+    }
+
     // MARK: Tasks
 
     @Test func aTaskFollowsItsRedirectsAndCountsItsBytes() async throws {
