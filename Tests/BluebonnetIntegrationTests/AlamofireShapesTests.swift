@@ -148,6 +148,25 @@ struct AlamofireShapesTests {
         await session.shutdown()
     }
 
+    /// An adapter with only the async form still runs when the session calls adapters on its
+    /// request queue (through their completion form).
+    @Test func anAsyncOnlyAdapterWorksFromTheRequestQueue() async throws {
+        struct AsyncOnly: RequestInterceptor {
+            func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
+                var request = urlRequest
+                request.headers.update(name: "X-Async", value: "yes")
+                return request
+            }
+        }
+        struct Nothing: RequestInterceptor {}
+        let base = try SuiteTestServer.baseURL()
+        let session = Session(
+            requestQueue: Self.labelled("request"), interceptor: Interceptor(interceptors: [Nothing(), AsyncOnly()]))
+        let echo = try await session.request("\(base)/echo").serializingDecodable(Echo.self).value
+        #expect(echo.values("X-Async") == ["yes"])
+        await session.shutdown()
+    }
+
     // MARK: Tasks
 
     @Test func aTaskFollowsItsRedirectsAndCountsItsBytes() async throws {
