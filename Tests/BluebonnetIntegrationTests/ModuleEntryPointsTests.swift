@@ -1,4 +1,5 @@
 import Bluebonnet
+import BluebonnetFoundation
 import BluebonnetTestSupport
 import FoundationEssentials
 import Testing
@@ -125,6 +126,15 @@ struct ModuleEntryPointsTests {
         #expect(echo.form == ["name": "unicorn", "colour": "rainbow"])
     }
 
+    // Usage.md (4.x): Alamofire.request(…).responseJSON { response in … response.result.value … }
+    @Test func readmeEraResponseJSONDeliversTheObject() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let seen = await (ReadmeEraHandlers() as any ReadmeEraFetching).json("\(base)/get?foo=bar")
+        #expect(seen.status == 200)
+        #expect(seen.args == ["foo": "bar"])
+        #expect(seen.totalDuration > .zero)
+    }
+
     @Test func alamofire4NamesAreAliases() {
         let names: any AlamofireFourNames = FourXNames()
         #expect(names.sessionManager === Session.default)
@@ -159,5 +169,32 @@ struct FourXNames: AlamofireFourNames {
     var destination: DownloadRequest.Destination {
         let destination: DownloadRequest.DownloadFileDestination = { url, _ in (url, []) }
         return destination
+    }
+}
+
+/// What a README-era `responseJSON` handler saw.
+struct SeenJSON: Sendable {
+    var status: Int?
+    var args: [String: String]?
+    var totalDuration: Duration
+}
+
+/// `responseJSON` is deprecated (as in Alamofire 5): called from a deprecated witness of a
+/// protocol requirement, so the test compiles without warnings.
+protocol ReadmeEraFetching {
+    func json(_ url: String) async -> SeenJSON
+}
+
+struct ReadmeEraHandlers: ReadmeEraFetching {
+    @available(*, deprecated, message: "exercises responseJSON on purpose")
+    func json(_ url: String) async -> SeenJSON {
+        await withCheckedContinuation { continuation in
+            Bluebonnet.request(url).responseJSON { response in
+                var args: [String: String]?
+                if let json = response.result.value as? [String: Any] { args = json["args"] as? [String: String] }
+                continuation.resume(
+                    returning: SeenJSON(status: response.response?.statusCode, args: args, totalDuration: response.timeline.totalDuration))
+            }
+        }
     }
 }

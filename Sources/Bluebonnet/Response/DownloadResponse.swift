@@ -73,6 +73,12 @@ public struct DownloadResponse<Success, Failure: Error> {
 extension DownloadResponse: Sendable where Success: Sendable {}
 
 /// A ``DownloadResponse`` whose error is a ``BluebonnetError`` (Alamofire's `AFDownloadResponse`).
+extension DownloadResponse {
+    /// Alamofire 4's summary of the download's timing, serialization included (see
+    /// ``Timeline``); all durations zero when the request never ran.
+    public var timeline: Timeline { metrics.map { $0.timeline(serializationDuration: serializationDuration) } ?? .unrun() }
+}
+
 public typealias BluebonnetDownloadResponse<Success> = DownloadResponse<Success, BluebonnetError>
 
 extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertible {
