@@ -143,6 +143,21 @@ struct ModuleEntryPointsTests {
         let temporary = URL(fileURLWithPath: "/tmp/a")
         let response = HTTPResponse(url: temporary, statusCode: 200)
         #expect(names.destination(temporary, response).destinationURL == temporary)
+        #expect(names.authorizationHeader?.key == "Authorization")
+        #expect(names.authorizationHeader?.value == "Basic dTpw")  // base64("u:p")
+    }
+
+    @Test func alamofire4AuthenticateSpellingsSetTheCredential() async {
+        let session = Session(startRequestsImmediately: false)
+        let names: any AlamofireFourNames = FourXNames()
+        let byUser = session.request("http://127.0.0.1:9/")
+        names.authenticate(byUser, user: "u", password: "p")
+        #expect(byUser.credential == URLCredential(user: "u", password: "p", persistence: .forSession))
+        let byCredential = session.request("http://127.0.0.1:9/")
+        let credential = URLCredential(user: "v", password: "q", persistence: .none)
+        names.authenticate(byCredential, usingCredential: credential)
+        #expect(byCredential.credential == credential)
+        await session.shutdown()
     }
 }
 
@@ -153,6 +168,9 @@ protocol AlamofireFourNames {
     var threshold: UInt64 { get }
     var options: DownloadRequest.Options { get }
     var destination: DownloadRequest.Destination { get }
+    var authorizationHeader: (key: String, value: String)? { get }
+    func authenticate(_ request: Request, user: String, password: String)
+    func authenticate(_ request: Request, usingCredential credential: URLCredential)
 }
 
 struct FourXNames: AlamofireFourNames {
@@ -164,6 +182,14 @@ struct FourXNames: AlamofireFourNames {
     var options: DownloadRequest.Options {
         let options: DownloadRequest.DownloadOptions = [.createIntermediateDirectories]
         return options
+    }
+    @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
+    var authorizationHeader: (key: String, value: String)? { Request.authorizationHeader(user: "u", password: "p") }
+    @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
+    func authenticate(_ request: Request, user: String, password: String) { request.authenticate(user: user, password: password) }
+    @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
+    func authenticate(_ request: Request, usingCredential credential: URLCredential) {
+        request.authenticate(usingCredential: credential)
     }
     @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
     var destination: DownloadRequest.Destination {
