@@ -586,7 +586,7 @@ func readmeExample37() async throws {
         print(transaction.isReusedConnection, transaction.dnsDuration ?? .zero, transaction.tlsVersion.map { "\($0)" } ?? "plain",
               transaction.remoteAddress ?? "-", transaction.bytesReceived, transaction.responseBodyBytesDecoded)
     }
-    print(timed.timeline.map { "\($0)" } ?? "-")             // Alamofire's Timeline
+    print(timed.timeline)                                    // Alamofire's Timeline
     await monitored.shutdown()
 }
 

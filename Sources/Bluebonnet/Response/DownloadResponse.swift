@@ -86,6 +86,12 @@ extension DownloadResponse: Sendable where Success: Sendable {}
 /// A ``DownloadResponse`` whose failure is an ``AFError`` (``BluebonnetError``).
 public typealias AFDownloadResponse<Success> = DownloadResponse<Success, AFError>
 
+extension DownloadResponse {
+    /// Alamofire 4's summary of the download's timing, serialization included (see
+    /// ``Timeline``); all durations zero when the request never ran.
+    public var timeline: Timeline { metrics.map { $0.timeline(serializationDuration: serializationDuration) } ?? .unrun() }
+}
+
 extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// `success(…)` or `failure(…)`.
     public var description: String { "\(result)" }
