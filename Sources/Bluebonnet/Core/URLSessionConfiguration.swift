@@ -216,7 +216,7 @@ extension AlamofireExtension where ExtendedType: URLSessionConfiguration {
         return configuration
     }
 
-    /// ``URLSessionConfiguration/ephemeral`` with `HTTPHeaders.default`, as ``default``.
+    /// ``URLSessionConfiguration/ephemeral`` with `HTTPHeaders.default`, as `URLSessionConfiguration.af.default`.
     public static var ephemeral: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.headers = .default
