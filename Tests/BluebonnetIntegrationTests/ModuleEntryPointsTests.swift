@@ -85,6 +85,7 @@ struct ModuleEntryPointsTests {
         let destination: DownloadRequest.Destination = { _, _ in (target, [.createIntermediateDirectories, .removePreviousFile]) }
         let response = await Bluebonnet.download("\(base)/image/png", to: destination).serializingData().response
         #expect(response.fileURL == target)
+        #expect((FourXNames() as any AlamofireFourNames).destinationURL(of: response) == target)
         let data = try response.result.get()
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG signature")
         #expect(FileManager.default.contents(atPath: target.path) == data)
@@ -171,6 +172,7 @@ protocol AlamofireFourNames {
     var authorizationHeader: (key: String, value: String)? { get }
     func authenticate(_ request: Request, user: String, password: String)
     func authenticate(_ request: Request, usingCredential credential: URLCredential)
+    func destinationURL(of response: DownloadResponse<Data, BluebonnetError>) -> URL?
 }
 
 struct FourXNames: AlamofireFourNames {
@@ -191,6 +193,8 @@ struct FourXNames: AlamofireFourNames {
     func authenticate(_ request: Request, usingCredential credential: URLCredential) {
         request.authenticate(usingCredential: credential)
     }
+    @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
+    func destinationURL(of response: DownloadResponse<Data, BluebonnetError>) -> URL? { response.destinationURL }
     @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
     var destination: DownloadRequest.Destination {
         let destination: DownloadRequest.DownloadFileDestination = { url, _ in (url, []) }

@@ -44,10 +44,6 @@ extension DownloadResponse {
     /// that file (nil when nothing was written).
     @available(*, deprecated, renamed: "fileURL", message: "Bluebonnet delivers the file at its destination: use fileURL")
     public var temporaryURL: URL? { fileURL }
-
-    /// Alamofire 4's `destinationURL`: the file at its destination, ``fileURL``.
-    @available(*, deprecated, renamed: "fileURL")
-    public var destinationURL: URL? { fileURL }
 }
 
 extension DownloadRequest {

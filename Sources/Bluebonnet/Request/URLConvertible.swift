@@ -37,16 +37,17 @@ extension URLComponents: URLConvertible {
     }
 }
 
-/// A value that can be turned into an `HTTPRequest`: the Alamofire `URLRequestConvertible`.
+/// A value that can be turned into a ``URLRequest`` (``HTTPRequest``): the Alamofire protocol of
+/// the same name.
 ///
-/// Conform a router enum to it to build requests from a typed description; `HTTPRequest` itself
+/// Conform a router enum to it to build requests from a typed description; `URLRequest` itself
 /// conforms.
 public protocol URLRequestConvertible: Sendable {
     /// The request, or a thrown error (usually a `RequestBuildError`).
-    func asURLRequest() throws -> HTTPRequest
+    func asURLRequest() throws -> URLRequest
 }
 
 extension URLRequestConvertible {
     /// The request, or nil when `asURLRequest()` throws.
-    public var urlRequest: HTTPRequest? { try? asURLRequest() }
+    public var urlRequest: URLRequest? { try? asURLRequest() }
 }
