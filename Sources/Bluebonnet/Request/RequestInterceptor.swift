@@ -325,15 +325,12 @@ open class Retrier: RequestInterceptor, @unchecked Sendable {
         }
     }
 
-    /// Runs the closure.
+    /// The answer of ``retry(_:for:dueTo:completion:)``, awaited: the session calls this form and
+    /// it asks the completion form, so a subclass that overrides either one decides (retrying is
+    /// the failure path, so the bridge costs nothing on a request that succeeds).
     open func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
-        switch handler {
-        case .completion(let closure):
-            return await withCheckedContinuation { continuation in
-                closure(request, session, error) { continuation.resume(returning: $0) }
-            }
-        case .async(let closure):
-            return await closure(request, session, error)
+        await withCheckedContinuation { continuation in
+            retry(request, for: session, dueTo: error) { continuation.resume(returning: $0) }
         }
     }
 }
@@ -438,16 +435,13 @@ open class Interceptor: RequestInterceptor, @unchecked Sendable {
         }
     }
 
-    /// Asks the retriers' async `retry(_:for:dueTo:)` in order until one decides.
+    /// The answer of ``retry(_:for:dueTo:completion:)`` (the retriers asked in order until one
+    /// decides), awaited: the session calls this form and it asks the completion form, so a
+    /// subclass that overrides either one decides.
     open func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
-        for retrier in retriers {
-            let result = await retrier.retry(request, for: session, dueTo: error)
-            switch result {
-            case .retry, .retryWithDelay, .doNotRetryWithError: return result
-            case .doNotRetry: continue
-            }
+        await withCheckedContinuation { continuation in
+            retry(request, for: session, dueTo: error) { continuation.resume(returning: $0) }
         }
-        return .doNotRetry
     }
 }
 

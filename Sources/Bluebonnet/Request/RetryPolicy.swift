@@ -138,12 +138,13 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         }
     }
 
-    /// The answer of ``retry(_:for:dueTo:completion:)``, without a completion.
+    /// The answer of ``retry(_:for:dueTo:completion:)``, awaited: the session calls this form,
+    /// and it asks the completion form, so a subclass that overrides either one (Alamofire's
+    /// documents override the completion form) decides.
     open func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
-        if UInt(request.retryCount) < retryLimit, shouldRetry(request: request, dueTo: error) {
-            return .retryWithDelay(delay(forRetry: request.retryCount))
+        await withCheckedContinuation { continuation in
+            retry(request, for: session, dueTo: error) { continuation.resume(returning: $0) }
         }
-        return .doNotRetry
     }
 
     /// Whether `request`, which failed with `error`, is of a kind to retry (method, then status
