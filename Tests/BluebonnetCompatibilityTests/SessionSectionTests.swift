@@ -1,0 +1,136 @@
+import Bluebonnet
+import Dispatch
+import Foundation
+import Testing
+
+/// AdvancedUsage.md, "Session" and its subsections: `AF`, custom sessions, the configuration,
+/// `startRequestsImmediately`, the root queue, and what a session is given (interceptor, redirect
+/// handler, event monitors).
+extension CompatibilityTests {
+    @Suite struct SessionSection {
+        /// "Session": `AF` is `Session.default`, and `AF.request` runs at once.
+        @Test func afIsTheDefaultSession() async throws {
+            let base = try HTTPBin.base()
+            #expect(AF === Session.default)
+            let session = Session.default
+            let response = await handled { done in AF.request("\(base)/get").response { done($0) } }
+            #expect(response.response?.statusCode == 200)
+            #expect(try echo(response.data ?? nil).url == "\(base)/get")
+            let again = await handled { done in session.request("\(base)/get").responseData { done($0) } }
+            #expect(again.response?.statusCode == 200)
+        }
+
+        /// "Creating a Session With a URLSessionConfiguration": `URLSessionConfiguration.af.default`
+        /// carries Alamofire's default headers, and a session made from it sends them.
+        @Test func sessionFromURLSessionConfiguration() async throws {
+            let base = try HTTPBin.base()
+            let configuration = URLSessionConfiguration.af.default
+            configuration.timeoutIntervalForRequest = 30
+            configuration.headers.add(name: "X-Configured", value: "yes")
+            #expect(configuration.headers.value(for: "Accept-Encoding") != nil)
+            #expect(configuration.headers.value(for: "User-Agent") != nil)
+            let session = Session(configuration: configuration)
+            let response = await handled { done in session.request("\(base)/headers").responseDecodable(of: Echo.self) { done($0) } }
+            let headers = try #require(response.value?.headers)
+            #expect(headers["X-Configured"] == "yes")
+            #expect(headers["User-Agent"] == configuration.headers.value(for: "User-Agent"))
+            #expect(session.sessionConfiguration.timeoutIntervalForRequest == 30)
+            await session.shutdown()
+        }
+
+        /// "startRequestsImmediately": with `false`, nothing is sent until `resume()`.
+        @Test func startRequestsImmediatelyFalse() async throws {
+            let base = try HTTPBin.base()
+            let session = Session(startRequestsImmediately: false)
+            let request = session.request("\(base)/get")
+            let started = Recorder<Bool>()
+            request.response { response in started.append(response.response?.statusCode == 200) }
+            #expect(request.state == .initialized)
+            #expect(request.task == nil)
+            request.resume()
+            #expect(await eventually { started.all == [true] })
+            #expect(request.state == .finished)
+            await session.shutdown()
+        }
+
+        /// "A Session's DispatchQueues": handlers run on the root queue unless given another.
+        @Test func handlersRunOnTheRootQueue() async throws {
+            let base = try HTTPBin.base()
+            let key = DispatchSpecificKey<String>()
+            let rootQueue = DispatchQueue(label: "com.app.session.rootQueue")
+            rootQueue.setSpecific(key: key, value: "root")
+            let utilityQueue = DispatchQueue(label: "com.app.utility")
+            utilityQueue.setSpecific(key: key, value: "utility")
+            let session = Session(rootQueue: rootQueue)
+            let onRoot = await handled { done in session.request("\(base)/get").response { _ in done(DispatchQueue.getSpecific(key: key)) } }
+            #expect(onRoot == "root")
+            let onUtility = await handled { done in
+                session.request("\(base)/get").response(queue: utilityQueue) { _ in done(DispatchQueue.getSpecific(key: key)) }
+            }
+            #expect(onUtility == "utility")
+            await session.shutdown()
+        }
+
+        /// "Adding a RequestInterceptor": `Session(interceptor: RetryPolicy())`, with Alamofire's
+        /// defaults; a policy retries a 503 of an idempotent method `retryLimit` times.
+        @Test func sessionWithRetryPolicy() async throws {
+            let base = try HTTPBin.base()
+            let policy = RetryPolicy()
+            #expect(policy.retryLimit == 2)
+            #expect(policy.exponentialBackoffBase == 2)
+            #expect(policy.exponentialBackoffScale == 0.5)
+            #expect(policy.retryableHTTPMethods.contains(.get))
+            #expect(!policy.retryableHTTPMethods.contains(.post))
+            #expect(policy.retryableHTTPStatusCodes == [408, 500, 502, 503, 504])
+            _ = Session(interceptor: policy)
+
+            let quick = RetryPolicy(retryLimit: 2, exponentialBackoffBase: 2, exponentialBackoffScale: 0.001)
+            let session = Session(interceptor: quick)
+            // As in Alamofire, only a failed request is retried: a 503 fails through `validate()`.
+            let request = session.request("\(base)/status/503").validate()
+            let response = await handled { done in request.response { done($0) } }
+            #expect(response.error?.responseCode == 503)
+            #expect(request.retryCount == 2)
+            let post = session.request("\(base)/status/503", method: .post).validate()
+            _ = await handled { done in post.response { done($0) } }
+            #expect(post.retryCount == 0)
+            await session.shutdown()
+        }
+
+        /// "Adding a RedirectHandler": `Session(redirectHandler: Redirector(behavior:))`.
+        @Test func sessionWithRedirector() async throws {
+            let base = try HTTPBin.base()
+            let following = Session(redirectHandler: Redirector(behavior: .follow))
+            let followed = await handled { done in following.request("\(base)/redirect-to?url=/get").response { done($0) } }
+            #expect(followed.response?.statusCode == 200)
+            #expect(followed.response?.url?.absoluteString == "\(base)/get")
+
+            let stopping = Session(redirectHandler: Redirector(behavior: .doNotFollow))
+            let stopped = await handled { done in stopping.request("\(base)/redirect-to?url=/get").response { done($0) } }
+            #expect(stopped.response?.statusCode == 302)
+            #expect(stopped.response?.value(forHTTPHeaderField: "Location") == "/get")
+            await following.shutdown()
+            await stopping.shutdown()
+        }
+
+        /// "Adding EventMonitors": a `ClosureEventMonitor`'s Alamofire closure properties are called.
+        @Test func closureEventMonitor() async throws {
+            let base = try HTTPBin.base()
+            let monitor = ClosureEventMonitor()
+            let completed = Recorder<Int?>()
+            let finished = Recorder<String>()
+            let created = Recorder<String>()
+            monitor.requestDidCompleteTaskWithError = { request, task, error in
+                completed.append(error == nil ? task.response?.statusCode : -1)
+            }
+            monitor.requestDidCreateURLRequest = { _, urlRequest in created.append(urlRequest.url?.path ?? "") }
+            monitor.requestDidFinish = { request in finished.append(request.description) }
+            let session = Session(eventMonitors: [monitor])
+            let response = await handled { done in session.request("\(base)/get").response { done($0) } }
+            #expect(response.response?.statusCode == 200)
+            #expect(await eventually { completed.all == [200] && finished.all.count == 1 && created.all == ["/get"] })
+            #expect(finished.all.first?.hasPrefix("GET \(base)/get") == true)
+            await session.shutdown()
+        }
+    }
+}
