@@ -413,11 +413,3 @@ struct AlamofireExamplesTests {
         await session.shutdown()
     }
 }
-
-extension Result {
-    /// The failure, or nil.
-    fileprivate var error: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}

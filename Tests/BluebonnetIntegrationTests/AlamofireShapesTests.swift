@@ -105,6 +105,68 @@ struct AlamofireShapesTests {
         await session.shutdown()
     }
 
+    // MARK: Queues
+
+    /// Tells which queue runs it: the label of the queue carrying `key`, if any.
+    static let queueKey = DispatchSpecificKey<String>()
+
+    static func labelled(_ label: String) -> DispatchQueue {
+        let queue = DispatchQueue(label: label)
+        queue.setSpecific(key: queueKey, value: label)
+        return queue
+    }
+
+    /// Decoding records the queue it runs on.
+    struct QueueProbe: Decodable, Sendable {
+        static let seen = Mutex<[String?]>([])
+        init(from decoder: any Decoder) throws {
+            Self.seen.withLock { $0.append(DispatchQueue.getSpecific(key: AlamofireShapesTests.queueKey)) }
+        }
+    }
+
+    @Test func adaptersRunOnTheRequestQueueAndSerializersOnTheSerializationQueue() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let adaptedOn = Mutex<[String?]>([])
+        let adapter = Adapter { request, _, completion in
+            adaptedOn.withLock { $0.append(DispatchQueue.getSpecific(key: Self.queueKey)) }
+            completion(.success(request))
+        }
+        let session = Session(
+            rootQueue: Self.labelled("root"), requestQueue: Self.labelled("request"),
+            serializationQueue: Self.labelled("serialization"), interceptor: adapter)
+        QueueProbe.seen.withLock { $0 = [] }
+        // An awaited value, then a closure handler (which runs on the root queue).
+        _ = try await session.request("\(base)/echo").serializingDecodable(QueueProbe.self).value
+        let handledOn = await withCheckedContinuation { continuation in
+            session.request("\(base)/echo").responseDecodable(of: QueueProbe.self) { _ in
+                continuation.resume(returning: DispatchQueue.getSpecific(key: Self.queueKey))
+            }
+        }
+        #expect(adaptedOn.withLock { $0 } == ["request", "request"])
+        #expect(QueueProbe.seen.withLock { $0 } == ["serialization", "serialization"])
+        #expect(handledOn == "root")
+        await session.shutdown()
+    }
+
+    /// An adapter with only the async form still runs when the session calls adapters on its
+    /// request queue (through their completion form).
+    @Test func anAsyncOnlyAdapterWorksFromTheRequestQueue() async throws {
+        struct AsyncOnly: RequestInterceptor {
+            func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest {
+                var request = urlRequest
+                request.headers.update(name: "X-Async", value: "yes")
+                return request
+            }
+        }
+        struct Nothing: RequestInterceptor {}
+        let base = try SuiteTestServer.baseURL()
+        let session = Session(
+            requestQueue: Self.labelled("request"), interceptor: Interceptor(interceptors: [Nothing(), AsyncOnly()]))
+        let echo = try await session.request("\(base)/echo").serializingDecodable(Echo.self).value
+        #expect(echo.values("X-Async") == ["yes"])
+        await session.shutdown()
+    }
+
     // MARK: Tasks
 
     @Test func aTaskFollowsItsRedirectsAndCountsItsBytes() async throws {
@@ -269,6 +331,28 @@ struct AlamofireShapesTests {
         #expect(counts.withLock { $0.retrying } == 2)
         #expect(counts.withLock { $0.tasks } == 3)
         await session.shutdown()
+    }
+
+    /// A download tells which task put its file in place, and where.
+    @Test func aDownloadReportsItsFinishWithTheTask() async throws {
+        let base = try SuiteTestServer.baseURL()
+        try await DownloadTests.withFolder { folder in
+            let queue = DispatchQueue(label: "shapes-download-monitor")
+            let finished = Mutex<(Int, URL)?>(nil)
+            let monitor = ClosureEventMonitor(queue: queue)
+            monitor.requestDidFinishDownloadingUsingTaskWithResult = { _, task, result in
+                if case .success(let url) = result { finished.withLock { $0 = (task.taskIdentifier, url) } }
+            }
+            let session = Session(eventMonitors: [monitor])
+            let destination = folder.appendingPathComponent("file.bin")
+            let request = session.download("\(base)/ok?size=2048", to: DownloadTests.to(destination))
+            _ = await request.serializingDownloadedFileURL().result
+            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+            #expect(finished.withLock { $0?.0 } == request.task?.taskIdentifier)
+            #expect(finished.withLock { $0?.1 } == destination)
+            #expect(request.task?.countOfBytesReceived == 2048)
+            await session.shutdown()
+        }
     }
 
     // MARK: URLSessionConfiguration

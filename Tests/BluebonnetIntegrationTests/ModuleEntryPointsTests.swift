@@ -1,4 +1,5 @@
 import Bluebonnet
+import BluebonnetFoundation
 import BluebonnetTestSupport
 import FoundationEssentials
 import Testing
@@ -125,6 +126,15 @@ struct ModuleEntryPointsTests {
         #expect(echo.form == ["name": "unicorn", "colour": "rainbow"])
     }
 
+    // Usage.md (4.x): Alamofire.request(…).responseJSON { response in … response.result.value … }
+    @Test func readmeEraResponseJSONDeliversTheObject() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let seen = await (ReadmeEraHandlers() as any ReadmeEraFetching).json("\(base)/get?foo=bar")
+        #expect(seen.status == 200)
+        #expect(seen.args == ["foo": "bar"])
+        #expect(seen.totalDuration > .zero)
+    }
+
     @Test func alamofire4NamesAreAliases() {
         let names: any AlamofireFourNames = FourXNames()
         #expect(names.sessionManager === Session.default)
@@ -133,6 +143,21 @@ struct ModuleEntryPointsTests {
         let temporary = URL(fileURLWithPath: "/tmp/a")
         let response = HTTPResponse(url: temporary, statusCode: 200)
         #expect(names.destination(temporary, response).destinationURL == temporary)
+        #expect(names.authorizationHeader?.key == "Authorization")
+        #expect(names.authorizationHeader?.value == "Basic dTpw")  // base64("u:p")
+    }
+
+    @Test func alamofire4AuthenticateSpellingsSetTheCredential() async {
+        let session = Session(startRequestsImmediately: false)
+        let names: any AlamofireFourNames = FourXNames()
+        let byUser = session.request("http://127.0.0.1:9/")
+        names.authenticate(byUser, user: "u", password: "p")
+        #expect(byUser.credential == URLCredential(user: "u", password: "p", persistence: .forSession))
+        let byCredential = session.request("http://127.0.0.1:9/")
+        let credential = URLCredential(user: "v", password: "q", persistence: .none)
+        names.authenticate(byCredential, usingCredential: credential)
+        #expect(byCredential.credential == credential)
+        await session.shutdown()
     }
 }
 
@@ -143,6 +168,9 @@ protocol AlamofireFourNames {
     var threshold: UInt64 { get }
     var options: DownloadRequest.Options { get }
     var destination: DownloadRequest.Destination { get }
+    var authorizationHeader: (key: String, value: String)? { get }
+    func authenticate(_ request: Request, user: String, password: String)
+    func authenticate(_ request: Request, usingCredential credential: URLCredential)
 }
 
 struct FourXNames: AlamofireFourNames {
@@ -156,8 +184,43 @@ struct FourXNames: AlamofireFourNames {
         return options
     }
     @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
+    var authorizationHeader: (key: String, value: String)? { Request.authorizationHeader(user: "u", password: "p") }
+    @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
+    func authenticate(_ request: Request, user: String, password: String) { request.authenticate(user: user, password: password) }
+    @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
+    func authenticate(_ request: Request, usingCredential credential: URLCredential) {
+        request.authenticate(usingCredential: credential)
+    }
+    @available(*, deprecated, message: "uses Alamofire 4's names on purpose")
     var destination: DownloadRequest.Destination {
         let destination: DownloadRequest.DownloadFileDestination = { url, _ in (url, []) }
         return destination
+    }
+}
+
+/// What a README-era `responseJSON` handler saw.
+struct SeenJSON: Sendable {
+    var status: Int?
+    var args: [String: String]?
+    var totalDuration: Duration
+}
+
+/// `responseJSON` is deprecated (as in Alamofire 5): called from a deprecated witness of a
+/// protocol requirement, so the test compiles without warnings.
+protocol ReadmeEraFetching {
+    func json(_ url: String) async -> SeenJSON
+}
+
+struct ReadmeEraHandlers: ReadmeEraFetching {
+    @available(*, deprecated, message: "exercises responseJSON on purpose")
+    func json(_ url: String) async -> SeenJSON {
+        await withCheckedContinuation { continuation in
+            Bluebonnet.request(url).responseJSON { response in
+                var args: [String: String]?
+                if let json = response.result.value as? [String: Any] { args = json["args"] as? [String: String] }
+                continuation.resume(
+                    returning: SeenJSON(status: response.response?.statusCode, args: args, totalDuration: response.timeline.totalDuration))
+            }
+        }
     }
 }

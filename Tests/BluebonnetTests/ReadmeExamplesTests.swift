@@ -65,6 +65,18 @@ struct BearerToken: RequestInterceptor {
     }
 }
 
+struct RetryUnauthorizedOnce: RequestInterceptor {
+    func adapt(_ urlRequest: HTTPRequest, for session: Session, completion: @escaping (Result<HTTPRequest, any Error>) -> Void) {
+        var request = urlRequest
+        request.headers.update(name: "X-Client", value: "bluebonnet")
+        completion(.success(request))
+    }
+
+    func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping (RetryResult) -> Void) {
+        completion(request.response?.statusCode == 401 && request.retryCount == 0 ? .retryWithDelay(0.1) : .doNotRetry)
+    }
+}
+
 struct Tick: Decodable, Sendable {
     let price: Double
 }
@@ -288,8 +300,8 @@ func readmeExample19() async throws {
     await redirecting.shutdown()
 }
 
-/// README sample 21.
-func readmeExample21() async throws {
+/// README sample 22.
+func readmeExample22() async throws {
     // Retry 408/500/502/503/504 and connection failures, for idempotent methods, with backoff.
     let retrying = Session(interceptor: Interceptor(
         adapters: [BearerToken(token: "token")],
@@ -309,8 +321,8 @@ func readmeExample21() async throws {
     await retrying.shutdown()
 }
 
-/// README sample 22.
-func readmeExample22() async throws {
+/// README sample 23.
+func readmeExample23() async throws {
     let outcome = await session.request("https://api.example.com/users/1")
         .validate()
         .serializingDecodable(User.self)
@@ -334,8 +346,8 @@ func readmeExample22() async throws {
     }
 }
 
-/// README sample 23.
-func readmeExample23() async throws {
+/// README sample 24.
+func readmeExample24() async throws {
     let slow = session.request("https://httpbin.org/delay/10")
     let pending = slow.serializingData()
     slow.cancel()
@@ -349,8 +361,8 @@ func readmeExample23() async throws {
     print(await task.result)
 }
 
-/// README sample 24.
-func readmeExample24() async throws {
+/// README sample 25.
+func readmeExample25() async throws {
     let manual = Session(startRequestsImmediately: false)
     let pending = manual.request("https://example.com/", method: .post, parameters: ["q": "1"])
         .cURLDescription { command in print(command) }    // a runnable curl command, once sent
@@ -363,8 +375,8 @@ func readmeExample24() async throws {
     await manual.shutdown()
 }
 
-/// README sample 25.
-func readmeExample25() async throws {
+/// README sample 26.
+func readmeExample26() async throws {
     // Closures: each part on the queue (default: the session's serial queue), one at a time.
     Session.default.streamRequest("https://example.com/large.bin")
         .validate()
@@ -388,8 +400,8 @@ func readmeExample25() async throws {
     }
 }
 
-/// README sample 27.
-func readmeExample27() async throws {
+/// README sample 28.
+func readmeExample28() async throws {
     // Values: each part decoded on its own, as Alamofire's DecodableStreamSerializer does. A part is
     // one read from the connection, not one line: fine for small values sent one at a time; for
     // newline-delimited JSON, stream the Data and split it yourself.
@@ -398,8 +410,8 @@ func readmeExample27() async throws {
     }
 }
 
-/// README sample 28.
-func readmeExample28() async throws {
+/// README sample 29.
+func readmeExample29() async throws {
     let downloaded = await session.request("https://example.com/large.bin")
         .downloadProgress { progress in
             // totalUnitCount is -1 while unknown (chunked); the last value has it.
@@ -425,8 +437,8 @@ func readmeExample28() async throws {
     print(try await body.value.count)
 }
 
-/// README sample 29.
-func readmeExample29() async throws {
+/// README sample 30.
+func readmeExample30() async throws {
     let folder = URL(fileURLWithPath: "/var/cache/app")
     let destination: DownloadRequest.Destination = { _, response in
         (folder.appendingPathComponent(response.suggestedFilename ?? "report.pdf"),
@@ -452,8 +464,8 @@ func readmeExample29() async throws {
         }
 }
 
-/// README sample 30.
-func readmeExample30() async throws {
+/// README sample 31.
+func readmeExample31() async throws {
     let iso: DownloadRequest.Destination = { _, _ in (URL(fileURLWithPath: "/srv/images/large.iso"), [.removePreviousFile]) }
     let first = session.download("https://example.com/large.iso", to: iso)
     let failed = await first.serializingDownloadedFileURL().response
@@ -465,8 +477,8 @@ func readmeExample30() async throws {
     }
 }
 
-/// README sample 31.
-func readmeExample31() async throws {
+/// README sample 32.
+func readmeExample32() async throws {
     let echoed = try await session.upload(Data("hello".utf8), to: "https://httpbin.org/post")
         .serializingString()
         .value
@@ -489,8 +501,8 @@ func readmeExample31() async throws {
     print(try await streamed.value.count)
 }
 
-/// README sample 32.
-func readmeExample32() async throws {
+/// README sample 33.
+func readmeExample33() async throws {
     let photo = URL(fileURLWithPath: "/tmp/photo.png")
     let created = try await session.upload(multipartFormData: { form in
         form.append(Data("Bluebonnet".utf8), withName: "name")
@@ -503,8 +515,8 @@ func readmeExample32() async throws {
     print(created)
 }
 
-/// README sample 33.
-func readmeExample33() async throws {
+/// README sample 34.
+func readmeExample34() async throws {
     var configuration = SessionConfiguration()
     // Timeouts are `Duration`s; each failure says which one expired.
     configuration.timeouts.connect = .seconds(5)
@@ -533,8 +545,19 @@ func readmeExample33() async throws {
     await configured.shutdown()
 }
 
-/// README sample 34.
-func readmeExample34() async throws {
+/// README sample 35.
+func readmeExample35() async throws {
+    let foundationStyle = URLSessionConfiguration.af.default  // Accept-Encoding, Accept-Language, User-Agent
+    foundationStyle.timeoutIntervalForRequest = 30              // idle read/write, in seconds
+    foundationStyle.timeoutIntervalForResource = 120            // one attempt, redirects included
+    foundationStyle.headers.update(.userAgent("MyService/1.0"))
+    foundationStyle.sessionConfiguration.tls.trustRoots = .system  // the rest of SessionConfiguration
+    let fromFoundation = Session(configuration: foundationStyle)
+    await fromFoundation.shutdown()
+}
+
+/// README sample 36.
+func readmeExample36() async throws {
     var proxied = SessionConfiguration()
     // One proxy for http and https URLs, except the no_proxy hosts (curl's rules: a domain covers its
     // subdomains, IP ranges as CIDR, `*` for everything).
@@ -551,8 +574,8 @@ func readmeExample34() async throws {
     await viaProxy.shutdown()
 }
 
-/// README sample 35.
-func readmeExample35() async throws {
+/// README sample 37.
+func readmeExample37() async throws {
     let monitor = ClosureEventMonitor()
     monitor.requestDidFinish = { request in
         print(request, request.metrics.map { "\($0.timeline)" } ?? "-", request.error.map { "\($0)" } ?? "ok")
@@ -563,12 +586,12 @@ func readmeExample35() async throws {
         print(transaction.isReusedConnection, transaction.dnsDuration ?? .zero, transaction.tlsVersion.map { "\($0)" } ?? "plain",
               transaction.remoteAddress ?? "-", transaction.bytesReceived, transaction.responseBodyBytesDecoded)
     }
-    print(timed.timeline.map { "\($0)" } ?? "-")             // Alamofire's Timeline
+    print(timed.timeline)                                    // Alamofire's Timeline
     await monitored.shutdown()
 }
 
-/// README sample 38.
-func readmeExample38() async throws {
+/// README sample 40.
+func readmeExample40() async throws {
     // Per session: off whatever is bootstrapped…
     var quiet = SessionConfiguration()
     quiet.metrics = .disabled
@@ -582,16 +605,16 @@ func readmeExample38() async throws {
     await observed.shutdown()
 }
 
-/// README sample 39.
-func readmeExample39() async throws {
+/// README sample 41.
+func readmeExample41() async throws {
     let shortLived = Session()
     let page = try await shortLived.request("https://example.com/").serializingString().value
     print(page.count)
     await shortLived.shutdown()
 }
 
-/// README sample 40.
-func readmeExample40(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 42.
+func readmeExample42(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     // Encode a request: validated before a byte is written (CR/LF/NUL injection is a typed error).
     var out = ByteBuffer()
     try RequestEncoder.encodeHead(
@@ -613,8 +636,8 @@ func readmeExample40(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) 
     }
 }
 
-/// README sample 41.
-func readmeExample41(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
+/// README sample 43.
+func readmeExample43(received: ByteBuffer, part: ByteBuffer, sink: (ByteBuffer) -> Void) async throws {
     let decoder = try ContentDecoder(contentEncoding: "gzip")   // limits: DecompressionLimits.default
     var decoded = ByteBuffer()
     try decoder.decode(part, into: &decoded)

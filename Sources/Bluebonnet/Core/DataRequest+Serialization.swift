@@ -16,7 +16,7 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinished { outcome in
+        whenFinishedToSerialize { outcome in
             let response = Self.unserialized(outcome)
             self.eventMonitor.request(self, didParseResponse: response)
             queue.async { completionHandler(response) }
@@ -32,7 +32,7 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinished { outcome in
+        whenFinishedToSerialize { outcome in
             let response = Self.serialize(outcome, with: responseSerializer)
             self.eventMonitor.request(self, didParseResponse: response)
             queue.async { completionHandler(response) }
@@ -139,7 +139,8 @@ public struct DataTask<Value: Sendable>: Sendable {
             } else {
                 outcome = await request.finishedResponse()
             }
-            let response = serialize(outcome)
+            let serialize = self.serialize
+            let response = await request.serializing { serialize(outcome) }
             request.eventMonitor.request(request, didParseResponse: response)
             return response
         }

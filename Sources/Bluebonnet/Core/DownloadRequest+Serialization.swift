@@ -16,7 +16,7 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinished { outcome in
+        whenFinishedToSerialize { outcome in
             let response = self.unserialized(outcome)
             queue.async { completionHandler(response) }
         }
@@ -31,7 +31,7 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinished { outcome in
+        whenFinishedToSerialize { outcome in
             let response = self.serialize(outcome, with: responseSerializer)
             self.eventMonitor.request(self, didParseResponse: response)
             queue.async { completionHandler(response) }
@@ -150,7 +150,8 @@ public struct DownloadTask<Value: Sendable>: Sendable {
             } else {
                 outcome = await request.finishedResponse()
             }
-            return serialize(outcome)
+            let serialize = self.serialize
+            return await request.serializing { serialize(outcome) }
         }
     }
 

@@ -92,8 +92,8 @@ extension Request {
         let initial = request
         for adapter in adapters {
             do {
-                request = try await adapter.adapt(
-                    request, using: RequestAdapterState(requestID: id, session: session, retryCount: retryCount))
+                request = try await adapt(
+                    request, with: adapter, state: RequestAdapterState(requestID: id, session: session, retryCount: retryCount))
             } catch {
                 let failure = error.asAFError(or: .requestAdaptationFailed(error: error))
                 eventMonitor.request(self, didFailToAdaptURLRequest: initial, withError: failure)
@@ -141,6 +141,17 @@ extension Request {
                 return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),
                                redirects: hops.redirects.redirectCount, retryable: true)
             }
+        }
+    }
+
+    /// Runs one adapter: its async form from this task, or, when the session has a
+    /// ``Session/requestQueue``, its `adapt(_:using:completion:)` called on that queue (Alamofire's).
+    private func adapt(_ request: HTTPRequest, with adapter: any RequestAdapter, state: RequestAdapterState) async throws
+        -> HTTPRequest
+    {
+        guard let queue = session.requestQueue else { return try await adapter.adapt(request, using: state) }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { adapter.adapt(request, using: state) { continuation.resume(with: $0) } }
         }
     }
 

@@ -393,6 +393,20 @@ public class Request: @unchecked Sendable {
         if resuming && session.startRequestsImmediately { resume() }
     }
 
+    /// ``whenFinished(resuming:_:)`` for a response handler: `body` (which serializes) runs on the
+    /// session's ``Session/serializationQueue`` when it has one, where the request finished otherwise.
+    func whenFinishedToSerialize(_ body: @escaping @Sendable (Outcome) -> Void) {
+        guard let queue = session.serializationQueue else { return whenFinished(body) }
+        whenFinished { outcome in queue.async { body(outcome) } }
+    }
+
+    /// Runs `serialize` on the session's ``Session/serializationQueue`` when it has one, at once
+    /// otherwise (for awaited values).
+    func serializing<Value: Sendable>(_ serialize: @escaping @Sendable () -> Value) async -> Value {
+        guard let queue = session.serializationQueue else { return serialize() }
+        return await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: serialize()) } }
+    }
+
     /// The outcome, once the request finished.
     var finishedOutcome: Outcome? { mutable.withLock { $0.outcome } }
 

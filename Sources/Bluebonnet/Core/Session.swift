@@ -42,6 +42,12 @@ public final class Session: Sendable {
     public let rootQueue: DispatchQueue
     /// Where closure-style response handlers run unless told otherwise: ``rootQueue``.
     public var completionQueue: DispatchQueue { rootQueue }
+    /// Where adapters are called (their `adapt(_:using:completion:)`), as in Alamofire; nil (the
+    /// default): from the request's task, without a hop.
+    public let requestQueue: DispatchQueue?
+    /// Where responses are serialized, by closure handlers and awaited values alike, as in
+    /// Alamofire; nil (the default): where the request finishes, without a hop.
+    public let serializationQueue: DispatchQueue?
     /// The session's event monitors, told about every request before the request's own (see
     /// ``EventMonitor``); a ``LoggingEventMonitor`` over ``logger`` comes first when the logger
     /// logs at `.debug`.
@@ -64,8 +70,8 @@ public final class Session: Sendable {
     }
 
     /// A session, with Alamofire's parameters in Alamofire's order (those with a meaning on
-    /// Bluebonnet's stack; see the migration guide for `delegate`, `requestQueue`,
-    /// `serializationQueue`, `serverTrustManager` and `cachedResponseHandler`).
+    /// Bluebonnet's stack; see the migration guide for `delegate`, `requestSetup`,
+    /// `serverTrustManager` and `cachedResponseHandler`).
     ///
     /// - Parameters:
     ///   - configuration: timeouts, TLS, pool limits, default headers… (``SessionConfiguration``).
@@ -74,6 +80,10 @@ public final class Session: Sendable {
     ///     Bluebonnet keeps its state under locks and runs requests in Swift tasks. Default: a new
     ///     serial queue, `Bluebonnet.Session.rootQueue`. Give a serial queue.
     ///   - startRequestsImmediately: whether handlers start requests. Default true.
+    ///   - requestQueue: where adapters are called (``requestQueue``). Default nil: from the
+    ///     request's task. Bluebonnet builds the request itself on the caller's thread, at once.
+    ///   - serializationQueue: where responses are serialized (``serializationQueue``). Default
+    ///     nil: where the request finishes.
     ///   - interceptor: adapts and retries every request. Default none.
     ///   - redirectHandler: decides about redirects. Default nil (follow per the policy).
     ///   - eventMonitors: told about every step of every request, in order, each on its own queue.
@@ -84,6 +94,8 @@ public final class Session: Sendable {
         configuration: SessionConfiguration = SessionConfiguration(),
         rootQueue: DispatchQueue = DispatchQueue(label: "Bluebonnet.Session.rootQueue"),
         startRequestsImmediately: Bool = true,
+        requestQueue: DispatchQueue? = nil,
+        serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
@@ -98,6 +110,8 @@ public final class Session: Sendable {
         self.redirectHandler = redirectHandler
         self.startRequestsImmediately = startRequestsImmediately
         self.rootQueue = rootQueue
+        self.requestQueue = requestQueue
+        self.serializationQueue = serializationQueue
         // Event loops are threads; failing to make them means the process is out of resources.
         let group: EventLoopGroup
         do {
@@ -127,11 +141,13 @@ public final class Session: Sendable {
     /// `Session(configuration:delegate:rootQueue:…)`: a snapshot of `configuration`
     /// (``URLSessionConfiguration/sessionConfiguration``) is taken now, so later changes to it do
     /// not reach this session. The other parameters are those of
-    /// ``init(configuration:rootQueue:startRequestsImmediately:interceptor:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_)``.
+    /// ``init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_)``.
     public convenience init(
         configuration: URLSessionConfiguration,
         rootQueue: DispatchQueue = DispatchQueue(label: "Bluebonnet.Session.rootQueue"),
         startRequestsImmediately: Bool = true,
+        requestQueue: DispatchQueue? = nil,
+        serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
@@ -139,7 +155,8 @@ public final class Session: Sendable {
     ) {
         self.init(
             configuration: configuration.sessionConfiguration, rootQueue: rootQueue,
-            startRequestsImmediately: startRequestsImmediately, interceptor: interceptor,
+            startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
+            serializationQueue: serializationQueue, interceptor: interceptor,
             redirectHandler: redirectHandler, eventMonitors: eventMonitors, logger: logger)
     }
 

@@ -52,6 +52,7 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, HTTPRequest?, HTTPResponse, Result<Void, BluebonnetError>) -> Void)?
         var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, HTTPRequest?, HTTPResponse, URL?, Result<Void, BluebonnetError>) -> Void)?
         var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
+        var requestDidFinishDownloadingUsingTaskWithResult: (@Sendable (DownloadRequest, URLSessionTask, Result<URL, BluebonnetError>) -> Void)?
         var requestDidGatherMetrics: (@Sendable (Request, ResponseMetrics) -> Void)?
         var requestDidCompleteTaskWithError: (@Sendable (Request, URLSessionTask, BluebonnetError?) -> Void)?
         var requestDidDecideRetry: (@Sendable (Request, RetryResult, BluebonnetError) -> Void)?
@@ -236,6 +237,12 @@ public final class ClosureEventMonitor: EventMonitor {
         set { closures.withLock { $0.requestDidCreateDestinationURL = newValue } }
     }
 
+    /// Called for ``EventMonitor/request(_:didFinishDownloadingUsing:with:)``.
+    public var requestDidFinishDownloadingUsingTaskWithResult: (@Sendable (DownloadRequest, URLSessionTask, Result<URL, BluebonnetError>) -> Void)? {
+        get { closures.withLock { $0.requestDidFinishDownloadingUsingTaskWithResult } }
+        set { closures.withLock { $0.requestDidFinishDownloadingUsingTaskWithResult = newValue } }
+    }
+
     /// Called for ``EventMonitor/request(_:didGatherMetrics:)``.
     public var requestDidGatherMetrics: (@Sendable (Request, ResponseMetrics) -> Void)? {
         get { closures.withLock { $0.requestDidGatherMetrics } }
@@ -418,6 +425,11 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure, if set.
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
         requestDidCreateDestinationURL?(request, url)
+    }
+
+    /// Calls the closure, if set.
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, BluebonnetError>) {
+        requestDidFinishDownloadingUsingTaskWithResult?(request, task, result)
     }
 
     /// Calls the closure, if set.

@@ -196,6 +196,12 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Posts to every member.
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, BluebonnetError>) {
+        guard !monitors.isEmpty else { return }
+        perform { $0.request(request, didFinishDownloadingUsing: task, with: result) }
+    }
+
+    /// Posts to every member.
     public func request(_ request: Request, didGatherMetrics metrics: ResponseMetrics) {
         guard !monitors.isEmpty else { return }
         perform { $0.request(request, didGatherMetrics: metrics) }

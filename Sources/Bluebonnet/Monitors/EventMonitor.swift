@@ -34,7 +34,7 @@ import FoundationEssentials
 /// adds ``request(_:didDecideRetry:dueTo:)`` (asked after every failure when a retrier exists) and
 /// ``requestIsRetrying(_:)``, and runs the pipeline from adaptation again, with a new task.
 ///
-/// Monitors are given to ``Session/init(configuration:rootQueue:startRequestsImmediately:interceptor:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_)``
+/// Monitors are given to ``Session/init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_)``
 /// (they see every request) and to `Session.request(…, eventMonitors:)` (they see that request,
 /// after the session's).
 public protocol EventMonitor: Sendable {
@@ -121,6 +121,9 @@ public protocol EventMonitor: Sendable {
     func request(_ request: DownloadRequest, didValidateRequest urlRequest: HTTPRequest?, response: HTTPResponse, fileURL: URL?, withResult result: Result<Void, BluebonnetError>)
     /// A download's file was moved to its destination.
     func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
+    /// A download's body was put in place at its destination (`.success` with the file's URL), or could not
+    /// be moved there (`.failure`).
+    func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, BluebonnetError>)
     /// The task's metrics, when it ended (Alamofire's `URLSessionTaskMetrics`; here a ``ResponseMetrics`` of
     /// the task's transactions).
     func request(_ request: Request, didGatherMetrics metrics: ResponseMetrics)
@@ -208,6 +211,8 @@ extension EventMonitor {
     public func request(_ request: DownloadRequest, didValidateRequest urlRequest: HTTPRequest?, response: HTTPResponse, fileURL: URL?, withResult result: Result<Void, BluebonnetError>) {}
     /// Does nothing.
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    /// Does nothing.
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, BluebonnetError>) {}
     /// Does nothing.
     public func request(_ request: Request, didGatherMetrics metrics: ResponseMetrics) {}
     /// Does nothing.

@@ -7,6 +7,7 @@ extension HTTPRequest {
     /// Percent-encoding is kept exactly as it is in the URL (`/a%2Fb` stays `/a%2Fb`); an empty
     /// path becomes `/`; a path that does not start with `/` gets one. The fragment is never sent
     /// (RFC 9110 §4.2.1), nor is userinfo. A URL with an empty query (`http://h/?`) keeps its `?`.
+    /// A request without a URL gives `/`.
     public func requestTarget() -> String {
         guard let url else { return "/" }
         var path = url.path(percentEncoded: true)
@@ -21,7 +22,7 @@ extension HTTPRequest {
     ///
     /// Userinfo is not part of it (RFC 9110 §4.2.4 forbids sending it). The host is kept as
     /// written in the URL, percent-encoding included (an IPv6 zone identifier stays `%25…`).
-    /// Returns the empty string for a URL with no host.
+    /// Returns the empty string for a URL with no host, or no URL.
     public func authority() -> String {
         guard let url, var host = url.host(percentEncoded: true) else { return "" }
         if host.contains(":") && !host.hasPrefix("[") { host = "[" + host + "]" }

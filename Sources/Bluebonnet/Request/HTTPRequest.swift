@@ -72,9 +72,10 @@ public struct HTTPRequest: Sendable, Hashable, URLRequestConvertible {
     ///
     /// Reads `60` (Foundation's default) until it is set. While it is not set, by this property or
     /// by ``init(url:cachePolicy:timeoutInterval:)``, the session's request timeout
-    /// (``SessionConfiguration/Timeouts/request``) applies instead, whatever that is. Once set,
-    /// this value applies; a value that is not a positive finite number gives the session's
-    /// timeout back.
+    /// (``RequestTimeouts/request``: no limit by default) applies instead, not 60 seconds. Once
+    /// set, this value applies, even when it is 60; a value that is not a positive finite number
+    /// gives the session's timeout back. The session's idle-read and idle-write timeouts apply
+    /// either way.
     ///
     /// Foundation's `URLRequest.timeoutInterval` is an idle timeout; Bluebonnet's bounds the whole
     /// exchange (the session's idle-read and idle-write timeouts watch for a stalled connection).

@@ -105,7 +105,8 @@ public typealias AFDataResponse<Success> = DataResponse<Success, AFError>
 public typealias AFResult<Success> = Result<Success, AFError>
 
 extension DataResponse {
-    /// The Alamofire-style summary of the request's timing, serialization included; nil when the
-    /// request never ran (no metrics).
-    public var timeline: ResponseMetrics.Timeline? { metrics?.timeline(serializationDuration: serializationDuration) }
+    /// Alamofire 4's summary of the request's timing, serialization included (see ``Timeline``).
+    /// A request that never ran (no ``metrics``) gives a timeline whose durations are all zero
+    /// and whose latency is nil, as Alamofire 4 gave one of zeros.
+    public var timeline: Timeline { metrics.map { $0.timeline(serializationDuration: serializationDuration) } ?? .unrun() }
 }

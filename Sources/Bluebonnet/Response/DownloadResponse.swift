@@ -63,6 +63,17 @@ public struct DownloadResponse<Success, Failure: Error> {
         with(result.mapError(transform))
     }
 
+    /// The same response with the failure transformed by a closure that may throw; a thrown
+    /// error replaces the failure (the error type widens to `any Error`).
+    public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> DownloadResponse<Success, any Error> {
+        switch result {
+        case let .success(value):
+            return with(.success(value))
+        case let .failure(error):
+            do { return with(.failure(try transform(error))) } catch { return with(.failure(error)) }
+        }
+    }
+
     private func with<S, F: Error>(_ result: Result<S, F>) -> DownloadResponse<S, F> {
         DownloadResponse<S, F>(
             request: request, response: response, fileURL: fileURL, resumeData: resumeData, metrics: metrics,
@@ -75,17 +86,28 @@ extension DownloadResponse: Sendable where Success: Sendable {}
 /// A ``DownloadResponse`` whose failure is an ``AFError`` (``BluebonnetError``).
 public typealias AFDownloadResponse<Success> = DownloadResponse<Success, AFError>
 
+extension DownloadResponse {
+    /// Alamofire 4's summary of the download's timing, serialization included (see
+    /// ``Timeline``); all durations zero when the request never ran.
+    public var timeline: Timeline { metrics.map { $0.timeline(serializationDuration: serializationDuration) } ?? .unrun() }
+}
+
 extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// `success(…)` or `failure(…)`.
     public var description: String { "\(result)" }
 
-    /// The request, the response status, the file and the result, one per line.
+    /// The request, the response status, the file, the resume data, the durations and the
+    /// result, one per line in Alamofire's order; only the request and the result when no request
+    /// was built.
     public var debugDescription: String {
+        guard let request else { return "[Request]: None\n[Result]: \(result)" }
         var lines: [String] = []
-        if let request { lines.append("[Request]: \(request.requestMethod.rawValue) \(request.url?.absoluteString ?? "")") }
-        lines.append("[Response]: \(response.map { "\($0.statusCode)" } ?? "None")")
+        lines.append("[Request]: \(request.requestMethod.rawValue) \(request.url?.absoluteString ?? "")")
+        lines.append(response.map { "[Response]:\n    [Status Code]: \($0.statusCode)" } ?? "[Response]: None")
         lines.append("[File URL]: \(fileURL?.path ?? "None")")
         lines.append("[Resume Data]: \(resumeData.map { "\($0.count) bytes" } ?? "None")")
+        lines.append("[Network Duration]: \(metrics.map { "\($0.taskDuration)" } ?? "None")")
+        lines.append("[Serialization Duration]: \(serializationDuration)")
         lines.append("[Result]: \(result)")
         return lines.joined(separator: "\n")
     }

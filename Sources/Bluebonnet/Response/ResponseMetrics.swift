@@ -68,6 +68,16 @@ public struct ResponseMetrics: Sendable, Hashable {
     }
 }
 
+/// Alamofire 4's `Timeline`: ``ResponseMetrics/Timeline``, what ``DataResponse/timeline`` and
+/// ``DownloadResponse/timeline`` give.
+///
+/// Its times are `ContinuousClock` instants and its durations `Duration`s, not Alamofire 4's
+/// `CFAbsoluteTime` and `TimeInterval` (CoreFoundation is not part of FoundationEssentials, and
+/// a monotonic clock does not jump with the wall clock); ``ResponseMetrics/Timeline/latency`` and
+/// ``ResponseMetrics/Timeline/serializationDuration`` are nil where there was no response byte or no
+/// serialization, where Alamofire 4 reported 0.
+public typealias Timeline = ResponseMetrics.Timeline
+
 extension ResponseMetrics {
     /// Alamofire's `Timeline`: when the request started, first heard back, completed and was
     /// serialized, and the durations between.
@@ -94,6 +104,12 @@ extension ResponseMetrics {
             self.requestCompletedTime = requestCompletedTime
             self.serializationCompletedTime = serializationCompletedTime
             self.transactionCount = transactionCount
+        }
+
+        /// The timeline of a request that never ran: every instant now, so every duration is zero.
+        static func unrun() -> Timeline {
+            let now = ContinuousClock.now
+            return Timeline(requestStartTime: now, initialResponseTime: nil, requestCompletedTime: now, serializationCompletedTime: now)
         }
 
         /// Start to the first response byte; nil when no byte came.

@@ -52,7 +52,7 @@ final class RequestTelemetry: Sendable {
             var attributes = SpanAttributes()
             attributes["http.request.method"] = target.method
             if let original = target.originalMethod { attributes["http.request.method_original"] = original }
-            attributes["url.full"] = TelemetryTarget.fullURL(request.url)
+            attributes["url.full"] = request.url.map(TelemetryTarget.fullURL) ?? ""
             attributes["server.address"] = target.serverAddress
             if let port = target.serverPort { attributes["server.port"] = port }
             span.attributes = attributes
@@ -74,7 +74,7 @@ final class RequestTelemetry: Sendable {
         guard let span else { return }
         span.addEvent(SpanEvent(name: "http.redirect", attributes: [
             "http.response.status_code": .int64(Int64(response.statusCode)),
-            "url.full": .string(TelemetryTarget.fullURL(next.url)),
+            "url.full": .string(next.url.map(TelemetryTarget.fullURL) ?? ""),
         ]))
     }
 

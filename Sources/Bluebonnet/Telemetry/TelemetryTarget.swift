@@ -55,8 +55,7 @@ extension TelemetryTarget {
     /// (`https://REDACTED:REDACTED@host/`, as OpenTelemetry asks: the credentials never reach a
     /// trace) and the values of ``sensitiveQueryParameters`` by `REDACTED`. A URL with neither is
     /// returned as it is, without being parsed again.
-    static func fullURL(_ url: URL?) -> String {
-        guard let url else { return "" }
+    static func fullURL(_ url: URL) -> String {
         let text = url.absoluteString
         let hasUserInfo = url.user(percentEncoded: true) != nil || url.password(percentEncoded: true) != nil
         // Parameter names may be percent-encoded (`%73ig`): such a query is checked name by name.

@@ -186,6 +186,12 @@ import Testing
         #expect(encoded.url?.query(percentEncoded: true) == item.query)
     }
 
+    @Test func bracketsInAPrecomposedQueryComeOutEscaped() throws {
+        let request = try HTTPRequest(url: "https://example.com/list?ids=[7]", method: .get)
+        let encoded = try URLEncoding.default.encode(request, with: ["page": "2"])
+        #expect(encoded.url?.query(percentEncoded: true) == "ids=%5B7%5D&page=2")
+    }
+
     @Test func legacyURLEncodingAppendsToAPrecomposedQuery() throws {
         let request = try HTTPRequest(url: "https://example.com/list?sort=asc", method: .get)
         let encoded = try URLEncoding.default.encode(request, with: ["+p+": "1"])

@@ -83,3 +83,30 @@ import Testing
         #expect(!text.contains("late=1"))
     }
 }
+
+@Suite struct DownloadResponseTests {
+    static func make<T>(_ result: Result<T, BluebonnetError>, request: Bool = true) -> AFDownloadResponse<T> {
+        DownloadResponse(
+            request: request ? TestRequests.make("https://example.com/file") : nil, response: TestRequests.response(200),
+            fileURL: URL(filePath: "/tmp/file"), resumeData: nil, metrics: nil, serializationDuration: .zero, result: result)
+    }
+
+    @Test func theMapFamilyTransformsValuesAndErrors() {
+        #expect(Self.make(.success(2)).map { $0 + 1 }.value == 3)
+        #expect(Self.make(.success(2)).tryMap { (_: Int) -> Int in throw SampleError(id: 4) }.error as? SampleError == SampleError(id: 4))
+        let failed = Self.make(Result<Int, BluebonnetError>.failure(.explicitlyCancelled))
+        #expect(failed.mapError { _ in SampleError(id: 5) }.error == SampleError(id: 5))
+        #expect(failed.tryMapError { _ -> SampleError in throw SampleError(id: 6) }.error as? SampleError == SampleError(id: 6))
+        #expect(Self.make(.success(1)).tryMapError { _ in SampleError() }.value == 1)
+    }
+
+    @Test func descriptionsFollowAlamofire() {
+        #expect(Self.make(.success(1)).description == "success(1)")
+        #expect(Self.make(.success(1), request: false).debugDescription == "[Request]: None\n[Result]: success(1)")
+        let text = Self.make(.success(1)).debugDescription
+        for part in ["[Request]: GET https://example.com/file", "[Status Code]: 200", "[File URL]: /tmp/file",
+                     "[Resume Data]: None", "[Network Duration]: None", "[Result]: success(1)"] {
+            #expect(text.contains(part), "missing \(part)")
+        }
+    }
+}

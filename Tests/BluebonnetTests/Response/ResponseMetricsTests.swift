@@ -1,3 +1,4 @@
+import FoundationEssentials
 @testable import Bluebonnet
 import Testing
 
@@ -21,6 +22,22 @@ struct ResponseMetricsTimelineTests {
             timeline.description
                 == #"Timeline: { "Latency": 4.000 ms, "Request Duration": 10.000 ms, "Serialization Duration": 2.000 ms, "Total Duration": 12.000 ms, "Transactions": 1 }"#
         )
+    }
+
+    @Test func aResponseThatNeverRanHasAZeroTimeline() {
+        let data = DataResponse<Data, BluebonnetError>(
+            request: nil, response: nil, data: nil, metrics: nil, serializationDuration: .zero,
+            result: .failure(.invalidURL(url: "")))
+        let timeline: Timeline = data.timeline
+        #expect(timeline.requestDuration == .zero && timeline.totalDuration == .zero)
+        #expect(timeline.serializationDuration == .zero)
+        #expect(timeline.latency == nil && timeline.transactionCount == 0)
+
+        let metrics = ResponseMetrics(taskStart: Self.at(0), taskEnd: Self.at(5))
+        let download = DownloadResponse<URL, BluebonnetError>(
+            request: nil, response: nil, fileURL: nil, resumeData: nil, metrics: metrics,
+            serializationDuration: .milliseconds(1), result: .failure(.invalidURL(url: "")))
+        #expect(download.timeline.totalDuration == .milliseconds(6))
     }
 
     @Test func aTimelineWithoutResponseOrSerializationSaysSo() {

@@ -193,4 +193,18 @@ struct EmptyItem: Codable, Sendable, Equatable, EmptyResponse {
         #expect(try Length().serializeDownload(request: nil, response: nil, fileURL: file, error: nil) == 5)
         #expect(throws: BluebonnetError.self) { try Length().serializeDownload(request: nil, response: nil, fileURL: nil, error: nil) }
     }
+
+    /// A class that implements only `serialize` is a complete `ResponseSerializer`.
+    final class Echo: ResponseSerializer {
+        func serialize(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws -> Data? { data }
+    }
+
+    @Test func aMinimalCustomSerializerGetsTheDefaults() throws {
+        let echo = Echo()
+        #expect(echo.emptyResponseCodes == [204, 205])
+        #expect(echo.emptyRequestMethods == [.head])
+        #expect(echo.emptyResponseAllowed(forRequest: nil, response: TestRequests.response(204)))
+        #expect(!echo.emptyResponseAllowed(forRequest: TestRequests.make("https://e.com/"), response: TestRequests.response(200)))
+        #expect(try echo.serialize(request: nil, response: nil, data: Data("x".utf8), error: nil) == Data("x".utf8))
+    }
 }

@@ -4,7 +4,7 @@ import FoundationEssentials
 /// async stream, or a multipart form.
 ///
 /// URLSession splits this between `httpBody` and `httpBodyStream`; Bluebonnet keeps one value,
-/// ``HTTPRequest/content``, and ``HTTPRequest/body`` (the in-memory case) as the familiar view.
+/// ``HTTPRequest/content``, and ``HTTPRequest/httpBody`` (the in-memory case) as the familiar view.
 ///
 /// **Replay.** Data, files and multipart forms without stream parts are *replayable*: they are
 /// sent again as they are on a redirect that keeps the body (307, 308), an authentication

@@ -57,12 +57,14 @@ extension Request {
                 return Exchanged(response: response, data: nil, step: .fail(download.failure(diskError)))
             }
             if let moveError = await download.moveIntoPlace() {
+                reportDownloadFinished(.failure(moveError))
                 return Exchanged(response: response, data: nil, step: .fail(moveError))
             }
             reportDestination()
             return Exchanged(response: response, data: nil, step: validateDownload(step, request: request, response: response))
         case (.success, _) where alreadyComplete:
             if let moveError = await download.moveIntoPlace() {
+                reportDownloadFinished(.failure(moveError))
                 return Exchanged(response: response, data: nil, step: .fail(moveError))
             }
             reportDestination()
@@ -98,6 +100,12 @@ extension Request {
     private func reportDestination() {
         guard let download = self as? DownloadRequest, let url = download.fileURL else { return }
         eventMonitor.request(download, didCreateDestinationURL: url)
+        reportDownloadFinished(.success(url))
+    }
+
+    private func reportDownloadFinished(_ result: Result<URL, BluebonnetError>) {
+        guard !eventMonitor.isEmpty, let download = self as? DownloadRequest, let task else { return }
+        eventMonitor.request(download, didFinishDownloadingUsing: task, with: result)
     }
 
     /// Runs the validators on a download whose file is in place, telling the monitors.

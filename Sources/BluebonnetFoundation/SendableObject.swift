@@ -1,0 +1,36 @@
+import Foundation
+
+/// Copies what `JSONSerialization` and `PropertyListSerialization` return (`Any`) into values that
+/// are `Sendable`, so a serializer can hand them across tasks without an unchecked box.
+///
+/// Dictionaries become `[String: any Sendable]` (JSON and property-list keys are strings),
+/// arrays `[any Sendable]`; strings, numbers (`NSNumber`), `NSNull`, `Date` and `Data` stay as they
+/// are. Casting the result back (`value as? [String: Any]`, `as? [Any]`, `as? Int`) works as it
+/// does on the original.
+enum SendableObject {
+    static func make(_ value: Any) -> any Sendable {
+        switch value {
+        case let dictionary as [String: Any]:
+            return dictionary.mapValues(make)
+        case let dictionary as [AnyHashable: Any]:
+            var copy: [String: any Sendable] = [:]
+            for (key, element) in dictionary { copy[key.base as? String ?? key.description] = make(element) }
+            return copy
+        case let array as [Any]:
+            return array.map(make)
+        case let string as String:
+            return string
+        case let number as NSNumber:
+            return number
+        case let null as NSNull:
+            return null
+        case let date as Date:
+            return date
+        case let data as Data:
+            return data
+        default:
+            // Neither serialization makes anything else; keep a readable trace if one ever does.
+            return String(describing: value)
+        }
+    }
+}
