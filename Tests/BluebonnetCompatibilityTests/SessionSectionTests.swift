@@ -53,7 +53,9 @@ extension CompatibilityTests {
             await session.shutdown()
         }
 
-        /// "A Session's DispatchQueues": handlers run on the root queue unless given another.
+        /// "A Session's DispatchQueues": `Session(rootQueue:requestQueue:serializationQueue:)`;
+        /// serializers run on the serialization queue, handlers on the root queue unless given
+        /// another.
         @Test func handlersRunOnTheRootQueue() async throws {
             let base = try HTTPBin.base()
             let key = DispatchSpecificKey<String>()
@@ -61,6 +63,30 @@ extension CompatibilityTests {
             rootQueue.setSpecific(key: key, value: "root")
             let utilityQueue = DispatchQueue(label: "com.app.utility")
             utilityQueue.setSpecific(key: key, value: "utility")
+            let requestQueue = DispatchQueue(label: "com.app.session.requestQueue")
+            requestQueue.setSpecific(key: key, value: "request")
+            let serializationQueue = DispatchQueue(label: "com.app.session.serializationQueue")
+            serializationQueue.setSpecific(key: key, value: "serialization")
+            let queued = Session(rootQueue: rootQueue, requestQueue: requestQueue, serializationQueue: serializationQueue)
+            #expect(queued.requestQueue === requestQueue)
+            #expect(queued.serializationQueue === serializationQueue)
+            let serializedOn = Recorder<String?>()
+            struct Probe: ResponseSerializer {
+                let key: DispatchSpecificKey<String>
+                let seen: Recorder<String?>
+                func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: Error?) throws -> Int {
+                    seen.append(DispatchQueue.getSpecific(key: key))
+                    return data?.count ?? 0
+                }
+            }
+            let probed = await handled { done in
+                queued.request("\(base)/get").response(responseSerializer: Probe(key: key, seen: serializedOn)) { done(($0.value ?? 0, DispatchQueue.getSpecific(key: key))) }
+            }
+            #expect(probed.0 > 0)
+            #expect(probed.1 == "root")
+            #expect(serializedOn.all == ["serialization"])
+            await queued.shutdown()
+
             let session = Session(rootQueue: rootQueue)
             let onRoot = await handled { done in session.request("\(base)/get").response { _ in done(DispatchQueue.getSpecific(key: key)) } }
             #expect(onRoot == "root")

@@ -419,7 +419,7 @@ extension CompatibilityTests {
         @Test func timelineAndMetrics() async throws {
             let base = try HTTPBin.base()
             let response = await handled { done in Bluebonnet.request("\(base)/get").responseDecodable(of: Echo.self) { done($0) } }
-            let timeline = try #require(response.timeline)
+            let timeline: Timeline = response.timeline
             #expect(timeline.requestDuration > .zero)
             #expect(timeline.latency != nil)
             #expect(timeline.serializationDuration != nil)
