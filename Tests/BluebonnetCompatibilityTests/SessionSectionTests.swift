@@ -15,7 +15,7 @@ extension CompatibilityTests {
             let session = Session.default
             let response = await handled { done in AF.request("\(base)/get").response { done($0) } }
             #expect(response.response?.statusCode == 200)
-            #expect(try echo(response.data ?? nil).url == "\(base)/get")
+            #expect(try echo(response.data).url == "\(base)/get")
             let again = await handled { done in session.request("\(base)/get").responseData { done($0) } }
             #expect(again.response?.statusCode == 200)
         }

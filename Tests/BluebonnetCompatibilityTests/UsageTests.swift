@@ -28,7 +28,7 @@ extension CompatibilityTests {
             #expect(plain.request != nil)
             #expect(plain.response?.statusCode == 200)
             #expect(plain.error == nil)
-            let data = try #require(plain.data ?? nil)
+            let data = try #require(plain.data)
             let utf8Text = try #require(String(data: data, encoding: .utf8))
             #expect(try echo(Data(utf8Text.utf8)).url == "\(base)/get")
 
