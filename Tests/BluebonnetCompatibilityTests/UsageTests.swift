@@ -39,6 +39,12 @@ extension CompatibilityTests {
             }
             #expect(try echo(body).url == "\(base)/get")
 
+            // Alamofire 4's `Result` queries, which Usage.md's handlers read.
+            #expect(dataResponse.result.value == body)
+            #expect(dataResponse.result.isSuccess)
+            #expect(!dataResponse.result.isFailure)
+            #expect(dataResponse.result.error == nil)
+
             let stringResponse = await handled { done in Bluebonnet.request("\(base)/get").responseString { done($0) } }
             #expect(try echo(Data(try #require(stringResponse.value).utf8)).url == "\(base)/get")
             #expect(stringResponse.description.hasPrefix("success("))
@@ -297,6 +303,16 @@ extension CompatibilityTests {
             let imagePath = try #require(response.fileURL?.path)
             #expect(imagePath == fileURL.path)
             #expect(FileManager.default.contents(atPath: imagePath)?.prefix(8) == Self.pngSignature)
+
+            // Usage.md's `suggestedDownloadDestination(for: .documentDirectory)`: the file is named
+            // after the response's URL, in that directory (computed here, nothing written).
+            let documents = DownloadRequest.suggestedDownloadDestination(for: .documentDirectory)
+            let png = try #require(HTTPURLResponse(url: URL(string: "\(base)/image/png")!, statusCode: 200, httpVersion: nil, headerFields: nil))
+            let (documentsURL, documentsOptions) = documents(fileURL, png)
+            #expect(documentsURL.lastPathComponent == "png")
+            let documentsDirectory = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)[0]
+            #expect(documentsURL.deletingLastPathComponent().resolvingSymlinksInPath().path == documentsDirectory.resolvingSymlinksInPath().path)
+            #expect(documentsOptions.isEmpty)
 
             let suggested = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory, in: .userDomainMask, options: [.removePreviousFile])
             let saved = await handled { done in Bluebonnet.download("\(base)/image/png", to: suggested).response { done($0) } }
