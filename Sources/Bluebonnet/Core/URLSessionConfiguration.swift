@@ -18,9 +18,10 @@ import Synchronization
 /// The properties with a meaning on Bluebonnet's stack are here; everything else Bluebonnet
 /// offers (TLS, proxies, limits, telemetry) is in ``sessionConfiguration``. Not here:
 /// `urlCache`, `requestCachePolicy` (no HTTP cache yet), `httpCookieStorage` and
-/// `httpShouldSetCookies` (no cookie store yet); `allowsCellularAccess`, `waitsForConnectivity`,
-/// `isDiscretionary` and the other Apple-platform networking flags, which have no meaning on
-/// Linux; `identifier` (no background sessions).
+/// `httpShouldSetCookies` (no cookie store yet); `waitsForConnectivity`, `isDiscretionary` and
+/// the other Apple-platform networking flags, which have no meaning on Linux; `identifier` (no
+/// background sessions). ``allowsCellularAccess`` is kept so configuration code ports, and
+/// changes nothing (see there).
 ///
 /// On Linux, Foundation declares `URLSessionConfiguration` only as an unavailable stub
 /// (FoundationNetworking has the real one); in a file that imports Foundation and Bluebonnet,
@@ -31,6 +32,8 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
         var headers: HTTPHeaders
         /// Everything else.
         var configuration: SessionConfiguration
+        /// `allowsCellularAccess`, kept for the caller to read back.
+        var allowsCellularAccess = true
     }
 
     private let state: Mutex<State>
@@ -67,6 +70,17 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
     public var headers: HTTPHeaders {
         get { state.withLock { $0.headers } }
         set { state.withLock { $0.headers = newValue } }
+    }
+
+    /// Whether connections may use a cellular interface (Foundation's default: true).
+    ///
+    /// Kept and read back so Alamofire configuration code ports unchanged; it changes nothing.
+    /// Linux tells Bluebonnet nothing about which interface is cellular (the kernel routes by
+    /// address), so there is nothing to avoid: a host whose only route is a cellular modem still
+    /// uses it. Choose the route with the system's routing table instead.
+    public var allowsCellularAccess: Bool {
+        get { state.withLock { $0.allowsCellularAccess } }
+        set { state.withLock { $0.allowsCellularAccess = newValue } }
     }
 
     /// Foundation's spelling of ``headers``: nil when there are none. Setting it keeps the entries
@@ -134,7 +148,7 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
                 return configuration
             }
         }
-        set { state.withLock { $0 = State(headers: newValue.headers, configuration: newValue) } }
+        set { state.withLock { $0 = State(headers: newValue.headers, configuration: newValue, allowsCellularAccess: $0.allowsCellularAccess) } }
     }
 
     /// The headers and timeouts, for logs.
@@ -202,7 +216,7 @@ extension AlamofireExtension where ExtendedType: URLSessionConfiguration {
         return configuration
     }
 
-    /// ``URLSessionConfiguration/ephemeral`` with `HTTPHeaders.default`, as ``default``.
+    /// ``URLSessionConfiguration/ephemeral`` with `HTTPHeaders.default`, as `URLSessionConfiguration.af.default`.
     public static var ephemeral: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.headers = .default
