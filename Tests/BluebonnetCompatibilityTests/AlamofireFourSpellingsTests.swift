@@ -8,7 +8,8 @@ import Testing
 /// and that Bluebonnet keeps as deprecated forwards (as Alamofire 5 deprecates `responseJSON`):
 /// `responseJSON`, `responsePropertyList`, `authenticate(user:password:)`,
 /// `authenticate(usingCredential:)`, `authenticate(using:)`, `Request.authorizationHeader`,
-/// `SessionManager`, `DownloadRequest.DownloadFileDestination`/`DownloadOptions`. They are called
+/// `SessionManager`, `DownloadRequest.DownloadFileDestination`/`DownloadOptions`, the download
+/// response's `destinationURL`/`temporaryURL` and 4.x's download validation. They are called
 /// from deprecated members reached through a protocol, so the target builds without warnings
 /// while still compiling and running the deprecated names.
 protocol AlamofireFourSpellings: Sendable {
@@ -25,7 +26,8 @@ protocol AlamofireFourSpellings: Sendable {
     /// AdvancedUsage.md "Credentials": the four 4.x spellings; each reply's `authenticated`.
     func authenticated(_ base: String) async -> [Bool]
     /// Usage.md "Download File Destination": `SessionManager.default.download(_:to:)` with a
-    /// `DownloadFileDestination` and `DownloadOptions`; the file's path.
+    /// `DownloadFileDestination` and `DownloadOptions`, 4.x's four-argument validation returning
+    /// a bare `.success`, and the response's `destinationURL`; the file's path.
     func downloadedFile(_ url: String, to fileURL: URL) async -> String?
 }
 
@@ -110,8 +112,20 @@ struct FourEra: AlamofireFourSpellings {
     func downloadedFile(_ url: String, to fileURL: URL) async -> String? {
         let options: DownloadRequest.DownloadOptions = [.removePreviousFile, .createIntermediateDirectories]
         let destination: DownloadRequest.DownloadFileDestination = { _, _ in (fileURL, options) }
-        let response = await handled { done in SessionManager.default.download(url, to: destination).response { done($0) } }
-        return response.error == nil ? response.fileURL?.path : nil
+        let validated = Recorder<Bool>()
+        let response = await handled { done in
+            SessionManager.default.download(url, to: destination)
+                .validate { request, response, temporaryURL, destinationURL in
+                    validated.append(temporaryURL == destinationURL && destinationURL == fileURL)
+                    return .success
+                }
+                .response { done($0) }
+        }
+        guard validated.all == [true], response.temporaryURL == response.fileURL else { return nil }
+        if response.error == nil, let imagePath = response.destinationURL?.path {
+            return imagePath
+        }
+        return nil
     }
 }
 

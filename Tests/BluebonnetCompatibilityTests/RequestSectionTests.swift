@@ -104,9 +104,10 @@ extension CompatibilityTests {
             let response = await handled { done in
                 AF.request("\(base)/get").responseDecodable(of: SomeType.self) { response in done(response) }
             }
-            let metrics = try #require(response.metrics)
-            #expect(!metrics.transactions.isEmpty)
-            #expect(metrics.transactions.last?.firstResponseByte != nil)
+            let metrics: URLSessionTaskMetrics = try #require(response.metrics)
+            let transactions: [URLSessionTaskTransactionMetrics] = metrics.transactions
+            #expect(transactions.count == 1)
+            #expect(transactions.last?.firstResponseByte != nil)
             #expect(metrics.redirectCount == 0)
             #expect(metrics.bytesReceived > 0)
         }

@@ -12,7 +12,9 @@ extension CompatibilityTests {
         @Test func afIsTheDefaultSession() async throws {
             let base = try HTTPBin.base()
             #expect(AF === Session.default)
-            let session = Session.default
+            // AdvancedUsage.md writes `Session.af.default` for the same session.
+            let session = Session.af.default
+            #expect(session === AF)
             let response = await handled { done in AF.request("\(base)/get").response { done($0) } }
             #expect(response.response?.statusCode == 200)
             #expect(try echo(response.data).url == "\(base)/get")
@@ -25,6 +27,8 @@ extension CompatibilityTests {
         @Test func sessionFromURLSessionConfiguration() async throws {
             let base = try HTTPBin.base()
             let configuration = URLSessionConfiguration.af.default
+            configuration.allowsCellularAccess = false
+            #expect(!configuration.allowsCellularAccess)
             configuration.timeoutIntervalForRequest = 30
             configuration.headers.add(name: "X-Configured", value: "yes")
             #expect(configuration.headers.value(for: "Accept-Encoding") != nil)
