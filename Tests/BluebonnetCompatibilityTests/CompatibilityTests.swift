@@ -1,24 +1,35 @@
 // Alamofire compatibility, held by CI (issue 18): every public Alamofire name and call shape that
 // Alamofire's documents use (AdvancedUsage.md up to "Network Reachability"; Usage.md and its
 // translation README-zh.md, the Alamofire 4 era), written as an Alamofire user writes it and run
-// against a local httpbin. One suite per section of the documents; each test both compiles the
-// Alamofire spelling and asserts what the server saw or sent back, so a regression in either the
-// names or the behaviour fails here.
+// against a local httpbin. One test per section of the documents, grouped in suites by part; each
+// test both compiles the Alamofire spelling and asserts what the server saw or sent back, so a
+// regression in either the names or the behaviour fails here.
 //
 // This target imports only what a user imports (`Bluebonnet`, `BluebonnetFoundation`,
 // `Foundation`), plus `BluebonnetTestSupport` to start the server. Never `@testable`.
 //
 // Sections with no test yet, because the feature is not in Bluebonnet (each joins when its issue
 // lands):
-// - AdvancedUsage "Adding a ServerTrustManager", "Security" (`ServerTrustManager`,
+// - AdvancedUsage "Adding a ServerTrustManager" and "Security" (`ServerTrustManager`,
 //   `ServerTrustEvaluating`, `PinnedCertificatesTrustEvaluator`, `PublicKeysTrustEvaluator`,
-//   subclassing the manager): issue 12.
-// - AdvancedUsage "Adding a CachedResponseHandler", "Customizing Caching", "CachedResponseHandler"
-//   (`ResponseCacher`, `cacheResponse(using:)`, `URLCache`, `CachedURLResponse`): issue 13.
-// - AdvancedUsage "Network Reachability" (`NetworkReachabilityManager`): issue 14.
-// - AdvancedUsage "Creating Instances From URLSessions" (`Session(session:delegate:rootQueue:)`) and
-//   "SessionDelegate": Bluebonnet has no URLSession underneath; the migration guide says what to
-//   write instead. `SecTrust` (the evaluators' parameter) is an Apple Security type.
+//   subclassing the manager; `Session(serverTrustManager:)`): joins when issue 12 lands.
+// - AdvancedUsage "Adding a CachedResponseHandler", "Customizing Caching" and "Customizing Caching
+//   and Redirect Handling: CachedResponseHandler" (`ResponseCacher`, `cacheResponse(using:)`,
+//   `URLCache`, `CachedURLResponse`; `Session(cachedResponseHandler:)`): joins when issue 13 lands.
+// - AdvancedUsage "Network Reachability" (`NetworkReachabilityManager`): joins when issue 14 lands.
+// Sections that cannot have one on Linux (the migration guide says what to write instead):
+// "SessionDelegate" and "Creating Instances From URLSessions" (`SessionDelegate`,
+// `Session(session:delegate:rootQueue:)`: no URLSession underneath), the evaluators' `SecTrust`
+// (Apple's Security), "App Transport Security" (Apple platforms only).
+//
+// Suites and the sections they cover: `SessionSection` (AdvancedUsage "Session" to "Adding
+// EventMonitors", and "Using EventMonitors"), `RequestSection` ("Request" to "RequestRetrier",
+// and "RedirectHandler"), `RequestsProse` (the sections without samples: the pipeline, a request's
+// URLRequests, tasks, response, additional state), `FoundationNames` (`URLRequest`,
+// `HTTPURLResponse`, "Creating Custom Session Instances", the interceptor closures),
+// `RoutingAndSerialization` (AdvancedUsage's 4-era "Making Requests" and "Response Handling"),
+// `Usage` (Usage.md and README-zh.md, section by section), `AlamofireFourSpellingsSection` (the
+// 4.x names those documents teach, kept as deprecated forwards).
 import Bluebonnet
 import BluebonnetTestSupport
 import Foundation

@@ -162,5 +162,81 @@ extension CompatibilityTests {
             #expect(finished.all.first?.hasPrefix("GET \(base)/get") == true)
             await session.shutdown()
         }
+
+        /// "Using EventMonitors": Alamofire's closure properties for the request, task, redirect,
+        /// retry, validation, parsing, upload and download events, each called for its event.
+        @Test func closureEventMonitorEvents() async throws {
+            let base = try HTTPBin.base()
+            let events = Recorder<String>()
+            let monitor = ClosureEventMonitor()
+            monitor.requestDidCreateInitialURLRequest = { _, _ in events.append("initialURLRequest") }
+            monitor.requestDidAdaptInitialRequestToAdaptedRequest = { _, _, adapted in events.append("adapted:\(adapted.headers["X-Monitor"] ?? "")") }
+            monitor.requestDidCreateTask = { _, _ in events.append("task") }
+            monitor.requestDidResume = { _ in events.append("resume") }
+            monitor.taskWillPerformHTTPRedirection = { _, _, response, _ in events.append("redirect:\(response.statusCode)") }
+            // Set for its name; httpbin's 503 has no body, so it need not be called here.
+            monitor.dataTaskDidReceiveData = { _, _, data in events.append("data:\(data.count)") }
+            monitor.taskDidFinishCollectingMetrics = { _, _, _ in events.append("taskMetrics") }
+            monitor.taskDidComplete = { _, task, _ in events.append("taskComplete:\(task.response?.statusCode ?? 0)") }
+            monitor.requestDidValidateRequestResponseDataWithResult = { _, _, response, _, result in
+                events.append("validate:\(response.statusCode):\((try? result.get()) != nil)")
+            }
+            monitor.requestIsRetrying = { _ in events.append("retrying") }
+            monitor.requestDidGatherMetrics = { _, _ in events.append("metrics") }
+            monitor.requestDidParseResponse = { _, response in events.append("parsed:\(response.error?.responseCode ?? 0)") }
+            monitor.requestDidFinish = { _ in events.append("finish") }
+            let adapter = Adapter { urlRequest, _, completion in
+                var urlRequest = urlRequest
+                urlRequest.headers.update(name: "X-Monitor", value: "on")
+                completion(.success(urlRequest))
+            }
+            let session = Session(
+                interceptor: Interceptor(adapters: [adapter], retriers: [RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.001)]),
+                eventMonitors: [monitor])
+            let response = await handled { done in
+                session.request("\(base)/redirect-to?url=/status/503").validate().responseData { done($0) }
+            }
+            #expect(response.error?.responseCode == 503)
+            #expect(await eventually { events.all.contains("finish") && events.all.contains("parsed:503") })
+            let seen = events.all
+            #expect(seen.filter { $0 == "initialURLRequest" }.count == 1)
+            #expect(seen.filter { $0 == "adapted:on" }.count == 2, "adapted once per attempt: \(seen)")
+            #expect(seen.filter { $0 == "task" }.count == 2)
+            #expect(seen.filter { $0 == "redirect:302" }.count == 2)
+            #expect(seen.filter { $0 == "taskComplete:503" }.count == 2)
+            #expect(seen.filter { $0 == "validate:503:false" }.count == 2)
+            #expect(seen.filter { $0 == "retrying" }.count == 1)
+            #expect(seen.contains("taskMetrics"))
+            #expect(seen.contains("metrics"))
+            #expect(seen.contains("resume"))
+            if let initial = seen.firstIndex(of: "initialURLRequest"), let task = seen.firstIndex(of: "task"), let retrying = seen.firstIndex(of: "retrying") {
+                #expect(initial < task)
+                #expect(task < retrying)
+            }
+
+            let uploadEvents = Recorder<String>()
+            let transferMonitor = ClosureEventMonitor()
+            transferMonitor.requestDidCreateUploadable = { _, _ in uploadEvents.append("uploadable") }
+            transferMonitor.requestDidCreateDestinationURL = { _, url in uploadEvents.append("destination:\(url.lastPathComponent)") }
+            transferMonitor.requestDidValidateRequestResponseFileURLWithResult = { _, _, _, fileURL, _ in uploadEvents.append("validatedFile:\(fileURL != nil)") }
+            transferMonitor.requestDidFinishDownloadingUsingTaskWithResult = { _, _, result in uploadEvents.append("downloaded:\((try? result.get()) != nil)") }
+            transferMonitor.requestDidParseDownloadResponse = { _, response in uploadEvents.append("parsedDownload:\(response.error == nil)") }
+            let transfers = Session(eventMonitors: [transferMonitor])
+            _ = await handled { done in transfers.upload(Data("x".utf8), to: "\(base)/post").response { done($0) } }
+            let folder = try temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let target = folder.appendingPathComponent("file.bin")
+            let downloaded = await handled { done in
+                transfers.download("\(base)/range/8", to: { _, _ in (target, []) }).validate().responseData { done($0) }
+            }
+            #expect(downloaded.value == Data("abcdefgh".utf8))
+            #expect(await eventually { uploadEvents.all.contains("parsedDownload:true") })
+            #expect(uploadEvents.all.contains("uploadable"))
+            #expect(uploadEvents.all.contains("destination:file.bin"))
+            #expect(uploadEvents.all.contains("validatedFile:true"))
+            #expect(uploadEvents.all.contains("downloaded:true"))
+            await session.shutdown()
+            await transfers.shutdown()
+        }
     }
 }
