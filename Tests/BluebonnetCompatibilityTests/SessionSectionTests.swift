@@ -39,6 +39,19 @@ extension CompatibilityTests {
             #expect(headers["X-Configured"] == "yes")
             #expect(headers["User-Agent"] == configuration.headers.value(for: "User-Agent"))
             #expect(session.sessionConfiguration.timeoutIntervalForRequest == 30)
+            // The section's note: `Content-Type` comes from a `ParameterEncoder`, not the configuration.
+            struct Login: Encodable, Sendable { let email: String }
+            let posted = await handled { done in
+                session.request("\(base)/post", method: .post, parameters: Login(email: "a@b.c"), encoder: JSONParameterEncoder.default)
+                    .responseDecodable(of: Echo.self) { done($0) }
+            }
+            #expect(posted.value?.headers["Content-Type"] == "application/json")
+            #expect(posted.value?.data == #"{"email":"a@b.c"}"#)
+            let form = await handled { done in
+                session.request("\(base)/post", method: .post, parameters: ["email": "a@b.c"], encoder: URLEncodedFormParameterEncoder.default)
+                    .responseDecodable(of: Echo.self) { done($0) }
+            }
+            #expect(form.value?.form == ["email": "a@b.c"])
             await session.shutdown()
         }
 
