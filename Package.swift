@@ -207,6 +207,12 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // Alamofire's documents, section by section, in Alamofire's spelling against httpbin: only
+        // what a user imports (plus the test servers), never @testable.
+        .testTarget(
+            name: "BluebonnetCompatibilityTests",
+            dependencies: ["Bluebonnet", "BluebonnetFoundation", "BluebonnetTestSupport"]
+        ),
         // A default Session under bootstrapped MetricsSystem and InstrumentationSystem: bootstrap
         // is once per process and would reach every other test, so scripts/test.sh runs this
         // target in a process of its own (BLUEBONNET_TELEMETRY_BOOTSTRAP=1).
