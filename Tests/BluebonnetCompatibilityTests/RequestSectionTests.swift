@@ -263,12 +263,8 @@ extension CompatibilityTests {
             let response = await handled { done in request.response { done($0) } }
             #expect(response.error?.responseCode == 502)
             #expect(request.retryCount == 3)
-            // Known gap (issue 18): the session calls RetryPolicy's async
-            // `retry(_:for:dueTo:)`, so an override of the completion form is not reached. When
-            // it is, this known issue stops being recorded and the test says so: drop the wrapper.
-            withKnownIssue("a RetryPolicy subclass's completion-form retry override is not called") {
-                #expect(policy.delays.all == [0.001, 0.002, 0.004])
-            }
+            // The subclass's completion-form override decided every retry.
+            #expect(policy.delays.all == [0.001, 0.002, 0.004])
         }
 
         /// "RedirectHandler": the protocol in Alamofire's completion shape, and
