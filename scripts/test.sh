@@ -43,6 +43,12 @@ check_passed() {
   total=$(( total + $(echo "$line" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/') ))
 }
 
+# Alamofire's documents' Swift samples, type-checked against this build with only the module name
+# changed (Fixtures/alamofire-samples/README.md): the floors are today's counts, so a change that
+# breaks a sample that compiled fails here.
+echo "== Alamofire document samples"
+python3 scripts/alamofire-samples.py --min-5 23 --min-4 104
+
 echo "== tests"
 swift test --skip-build --skip BluebonnetPosixTests --skip BluebonnetTransportTests --skip BluebonnetLoadTests \
   --skip BluebonnetDiskFaultTests --skip BluebonnetTelemetryBootstrapTests 2>&1 | tee "$log"
