@@ -207,7 +207,7 @@ extension DataRequest {
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
-        if session.startRequestsImmediately { resume() }
+        if resumesAutomatically { resume() }
         return DataTask(request: self, serialize: { Self.serialize($0, with: serializer) }, cancelsWithTask: automaticallyCancelling)
     }
 
@@ -215,7 +215,7 @@ extension DataRequest {
     /// error. Every status and an empty body are fine here (a Bluebonnet addition, the async twin of
     /// ``response(queue:completionHandler:)``).
     public func serializingResponse(automaticallyCancelling: Bool = true) -> DataTask<Data?> {
-        if session.startRequestsImmediately { resume() }
+        if resumesAutomatically { resume() }
         return DataTask(
             request: self,
             serialize: { Self.unserialized($0) },

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// A request whose response body is read whole into memory (Alamofire's `DataRequest`), made by
-/// ``Session/request(_:method:parameters:encoder:headers:interceptor:eventMonitors:requestModifier:)``
+/// ``Session/request(_:method:parameters:encoder:headers:interceptor:shouldAutomaticallyResume:eventMonitors:requestModifier:)``
 /// and its siblings.
 ///
 /// Each response handler serializes the same response independently; the body is kept up to

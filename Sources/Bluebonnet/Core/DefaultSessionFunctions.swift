@@ -10,7 +10,7 @@ import FoundationEssentials
 /// A request for `url` on ``Session/default``: Alamofire 4's `Alamofire.request(_:method:parameters:encoding:headers:)`.
 ///
 /// The same as `AF.request(url, method: method, parameters: parameters, encoding: encoding, headers: headers)`
-/// (see ``Session/request(_:method:parameters:encoding:headers:interceptor:eventMonitors:requestModifier:)``).
+/// (see ``Session/request(_:method:parameters:encoding:headers:interceptor:shouldAutomaticallyResume:eventMonitors:requestModifier:)``).
 ///
 /// - Parameters:
 ///   - url: the URL (`String`, `URL`, `URLComponents`).
@@ -88,7 +88,7 @@ public func download(_ urlRequest: any URLRequestConvertible, to destination: Do
 }
 
 /// Continues a download from its resume data on ``Session/default``: Alamofire 4's
-/// `Alamofire.download(resumingWith:to:)` (see ``Session/download(resumingWith:interceptor:to:)``).
+/// `Alamofire.download(resumingWith:to:)` (see ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``).
 @discardableResult
 public func download(resumingWith resumeData: Data, to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
     Session.default.download(resumingWith: resumeData, to: destination)

@@ -175,7 +175,7 @@ extension DownloadRequest {
     public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> {
-        if session.startRequestsImmediately { resume() }
+        if resumesAutomatically { resume() }
         return DownloadTask(
             request: self,
             serialize: { outcome in

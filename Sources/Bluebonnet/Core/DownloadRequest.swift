@@ -22,7 +22,7 @@ import Synchronization
 /// Alamofire.
 ///
 /// **Resume.** ``cancel(producingResumeData:)`` and a failure in the middle of the body leave
-/// ``resumeData`` (a documented, versioned format; see ``Session/download(resumingWith:interceptor:to:)``)
+/// ``resumeData`` (a documented, versioned format; see ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``)
 /// when the response had a strong `ETag` or a `Last-Modified` to send back in `If-Range`.
 /// Resuming asks for the rest with `Range`: a `206` is checked against `Content-Range` and
 /// appended, a `200` (the resource changed, or ranges are not supported) rewrites the file
@@ -81,7 +81,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// or the temporary file when there was no destination).
     public var fileURL: URL? { download.fileURL }
 
-    /// Data to continue this download with ``Session/download(resumingWith:interceptor:to:)``:
+    /// Data to continue this download with ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``:
     /// set when it was cancelled with ``cancel(producingResumeData:)`` or failed in the middle of
     /// the body, and the response allows resuming.
     public var resumeData: Data? { download.resumeData }

@@ -71,6 +71,9 @@ public class Request: @unchecked Sendable {
         var cURLHandlers: [CURLHandler] = []
         /// The span and active-request count while the pipeline runs (only with session telemetry).
         var telemetry: RequestTelemetry?
+        /// Whether adding a response handler resumes the request, when the caller chose
+        /// (`shouldAutomaticallyResume:`); nil for the session's `startRequestsImmediately`.
+        var automaticResume: Bool?
     }
 
     /// A `cURLDescription(on:calling:)` handler and its queue.
@@ -97,6 +100,12 @@ public class Request: @unchecked Sendable {
     }
 
     // MARK: State
+
+    /// Whether adding a response handler resumes the request: the `shouldAutomaticallyResume:`
+    /// it was made with, else the session's ``Session/startRequestsImmediately``.
+    var resumesAutomatically: Bool { mutable.withLock { $0.automaticResume } ?? session.startRequestsImmediately }
+
+    func setAutomaticResume(_ value: Bool) { mutable.withLock { $0.automaticResume = value } }
 
     /// The current state.
     public var state: State { mutable.withLock { $0.state } }
@@ -390,7 +399,7 @@ public class Request: @unchecked Sendable {
             return nil
         }
         if let ready { body(ready) }
-        if resuming && session.startRequestsImmediately { resume() }
+        if resuming && resumesAutomatically { resume() }
     }
 
     /// ``whenFinished(resuming:_:)`` for a response handler: `body` (which serializes) runs on the

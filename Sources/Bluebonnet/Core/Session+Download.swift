@@ -11,6 +11,7 @@ extension Session {
     ///   - encoder: default ``URLEncodedFormParameterEncoder/default``.
     ///   - headers: added to (and overriding) the session's default headers.
     ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - shouldAutomaticallyResume: whether a response handler starts the request; nil for the session's `startRequestsImmediately`.
     ///   - requestModifier: a last change to the built request.
     ///   - destination: where the file goes (see ``DownloadRequest/Destination``); nil keeps it
     ///     in the system's temporary folder.
@@ -21,13 +22,16 @@ extension Session {
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
-        let built = build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
-            try encoder.encode(parameters, into: $0)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            let built = build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
+                try encoder.encode(parameters, into: $0)
+            }
+            return makeDownload(built, resume: nil, interceptor: interceptor, destination: destination)
         }
-        return makeDownload(built, resume: nil, interceptor: interceptor, destination: destination)
     }
 
     /// Downloads `convertible` into a file, with legacy `[String: Any]` parameters and a
@@ -39,22 +43,28 @@ extension Session {
         encoding: some ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
-        let built = build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
-            try encoding.encode($0, with: parameters)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            let built = build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
+                try encoding.encode($0, with: parameters)
+            }
+            return makeDownload(built, resume: nil, interceptor: interceptor, destination: destination)
         }
-        return makeDownload(built, resume: nil, interceptor: interceptor, destination: destination)
     }
 
     /// Downloads the request `convertible` builds (a router, or an ``HTTPRequest``) into a file.
     public func download(
         _ convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
-        makeDownload(Self.build(convertible), resume: nil, interceptor: interceptor, destination: destination)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            makeDownload(Self.build(convertible), resume: nil, interceptor: interceptor, destination: destination)
+        }
     }
 
     /// Continues a download from its ``DownloadRequest/resumeData``: asks for the bytes after
@@ -66,23 +76,26 @@ extension Session {
     public func download(
         resumingWith data: Data,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
-        guard let resume = ResumeData.decode(data), let url = URL(string: resume.url) else {
-            let error = InvalidResumeData(description: "not Bluebonnet resume data (format \(ResumeData.formatName), version \(ResumeData.currentVersion))")
+        withAutomaticResume(shouldAutomaticallyResume) {
+            guard let resume = ResumeData.decode(data), let url = URL(string: resume.url) else {
+                let error = InvalidResumeData(description: "not Bluebonnet resume data (format \(ResumeData.formatName), version \(ResumeData.currentVersion))")
+                return makeDownload(
+                    .failure(.createURLRequestFailed(error: error)), resume: nil, interceptor: interceptor,
+                    destination: destination, downloadable: .resumeData(data))
+            }
+            var request = HTTPRequest(url: url)
+            for field in resume.headers { request.headers.add(name: field[0], value: field[1]) }
+            if let offset = DownloadContext.resumeOffset(resume) {
+                request.headers.update(name: "Range", value: "bytes=\(offset)-")
+                if let validator = resume.ifRange { request.headers.update(name: "If-Range", value: validator) }
+            }
             return makeDownload(
-                .failure(.createURLRequestFailed(error: error)), resume: nil, interceptor: interceptor,
-                destination: destination, downloadable: .resumeData(data))
+                .success(request), resume: resume, interceptor: interceptor, destination: destination,
+                downloadable: .resumeData(data))
         }
-        var request = HTTPRequest(url: url)
-        for field in resume.headers { request.headers.add(name: field[0], value: field[1]) }
-        if let offset = DownloadContext.resumeOffset(resume) {
-            request.headers.update(name: "Range", value: "bytes=\(offset)-")
-            if let validator = resume.ifRange { request.headers.update(name: "If-Range", value: validator) }
-        }
-        return makeDownload(
-            .success(request), resume: resume, interceptor: interceptor, destination: destination,
-            downloadable: .resumeData(data))
     }
 
     private func makeDownload(

@@ -13,6 +13,7 @@ extension Session {
     ///   - automaticallyCancelOnStreamError: whether a stream handler that throws cancels the
     ///     request. Default false (the error is recorded and the stream goes on).
     ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - shouldAutomaticallyResume: whether a response handler starts the request; nil for the session's `startRequestsImmediately`.
     ///   - eventMonitors: told about this request's steps, after the session's monitors.
     ///   - requestModifier: a last change to the built request.
     public func streamRequest<Parameters: Encodable & Sendable>(
@@ -23,15 +24,18 @@ extension Session {
         headers: HTTPHeaders? = nil,
         automaticallyCancelOnStreamError: Bool = false,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataStreamRequest {
-        makeStreamRequest(
-            build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
-                try encoder.encode(parameters, into: $0)
-            },
-            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
-            eventMonitors: eventMonitors)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            makeStreamRequest(
+                build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
+                    try encoder.encode(parameters, into: $0)
+                },
+                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
+                eventMonitors: eventMonitors)
+        }
     }
 
     /// A streamed request with legacy `[String: Any]` parameters and a ``ParameterEncoding``
@@ -44,15 +48,18 @@ extension Session {
         headers: HTTPHeaders? = nil,
         automaticallyCancelOnStreamError: Bool = false,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataStreamRequest {
-        makeStreamRequest(
-            build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
-                try encoding.encode($0, with: parameters)
-            },
-            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
-            eventMonitors: eventMonitors)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            makeStreamRequest(
+                build(convertible, method: method, headers: headers, requestModifier: requestModifier) {
+                    try encoding.encode($0, with: parameters)
+                },
+                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
+                eventMonitors: eventMonitors)
+        }
     }
 
     /// A streamed request from a value that builds one (a router, or an ``HTTPRequest``).
@@ -60,11 +67,14 @@ extension Session {
         _ convertible: any URLRequestConvertible,
         automaticallyCancelOnStreamError: Bool = false,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         eventMonitors: [any EventMonitor] = []
     ) -> DataStreamRequest {
-        makeStreamRequest(
-            Self.build(convertible), automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
-            interceptor: interceptor, eventMonitors: eventMonitors)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            makeStreamRequest(
+                Self.build(convertible), automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+                interceptor: interceptor, eventMonitors: eventMonitors)
+        }
     }
 
     private func makeStreamRequest(

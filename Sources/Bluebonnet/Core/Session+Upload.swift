@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 extension Session {
-    /// Uploads `data` to `convertible` (Alamofire's `upload(_:to:method:headers:interceptor:fileManager:requestModifier:)`).
+    /// Uploads `data` to `convertible` (Alamofire's `upload(_:to:method:headers:interceptor:shouldAutomaticallyResume:fileManager:requestModifier:)`).
     ///
     /// - Parameters:
     ///   - data: the body, sent with `Content-Length`.
@@ -9,6 +9,7 @@ extension Session {
     ///   - method: default POST.
     ///   - headers: added to (and overriding) the session's default headers.
     ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - shouldAutomaticallyResume: whether a response handler starts the request; nil for the session's `startRequestsImmediately`.
     ///   - fileManager: unused (kept for Alamofire source compatibility).
     ///   - requestModifier: a last change to the built request.
     public func upload(
@@ -17,10 +18,13 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> UploadRequest {
-        upload(.data(data), to: convertible, method: method, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            upload(.data(data), to: convertible, method: method, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+        }
     }
 
     /// Uploads `data` with the request `convertible` builds (a router, or an ``HTTPRequest``).
@@ -28,25 +32,31 @@ extension Session {
         _ data: Data,
         with convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(.data(data), with: convertible, interceptor: interceptor)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            upload(.data(data), with: convertible, interceptor: interceptor)
+        }
     }
 
     /// Uploads the file at `fileURL` to `convertible`, streamed from disk with `Content-Length`
     /// from its size (see ``RequestBody/file(_:)``: a file that changes during the upload fails
-    /// the request). The other parameters as in ``upload(_:to:method:headers:interceptor:fileManager:requestModifier:)``.
+    /// the request). The other parameters as in ``upload(_:to:method:headers:interceptor:shouldAutomaticallyResume:fileManager:requestModifier:)``.
     public func upload(
         _ fileURL: URL,
         to convertible: some URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> UploadRequest {
-        upload(.file(fileURL, shouldRemove: false), to: convertible, method: method, headers: headers,
-               interceptor: interceptor, requestModifier: requestModifier)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            upload(.file(fileURL, shouldRemove: false), to: convertible, method: method, headers: headers,
+                   interceptor: interceptor, requestModifier: requestModifier)
+        }
     }
 
     /// Uploads the file at `fileURL` with the request `convertible` builds.
@@ -54,9 +64,12 @@ extension Session {
         _ fileURL: URL,
         with convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(.file(fileURL, shouldRemove: false), with: convertible, interceptor: interceptor)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            upload(.file(fileURL, shouldRemove: false), with: convertible, interceptor: interceptor)
+        }
     }
 
     /// Uploads the chunks of `stream` to `convertible` (Alamofire's `upload(_ stream: InputStream, to:…)`;
@@ -70,11 +83,14 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> UploadRequest {
-        upload(.stream(stream, length: length), to: convertible, method: method, headers: headers,
-               interceptor: interceptor, requestModifier: requestModifier)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            upload(.stream(stream, length: length), to: convertible, method: method, headers: headers,
+                   interceptor: interceptor, requestModifier: requestModifier)
+        }
     }
 
     /// Uploads the chunks of `stream` with the request `convertible` builds.
@@ -83,9 +99,12 @@ extension Session {
         length: Int64? = nil,
         with convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(.stream(stream, length: length), with: convertible, interceptor: interceptor)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            upload(.stream(stream, length: length), with: convertible, interceptor: interceptor)
+        }
     }
 
     /// Uploads the multipart form `multipartFormData` fills (Alamofire's builder form), with
@@ -99,13 +118,16 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> UploadRequest {
-        let form = MultipartFormData(fileManager: fileManager)
-        multipartFormData(form)
-        return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
-                      headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            let form = MultipartFormData(fileManager: fileManager)
+            multipartFormData(form)
+            return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
+                          headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
+        }
     }
 
     /// Uploads the multipart form `multipartFormData` fills with the request `request` builds.
@@ -114,12 +136,15 @@ extension Session {
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
-        let form = MultipartFormData(fileManager: fileManager)
-        multipartFormData(form)
-        return upload(multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold,
-                      interceptor: interceptor, fileManager: fileManager)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            let form = MultipartFormData(fileManager: fileManager)
+            multipartFormData(form)
+            return upload(multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold,
+                          interceptor: interceptor, fileManager: fileManager)
+        }
     }
 
     /// Uploads `multipartFormData` (Alamofire's value form); see the builder form.
@@ -130,13 +155,16 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> UploadRequest {
-        var headers = headers ?? []
-        if !headers.contains(name: "Content-Type") { headers.add(name: "Content-Type", value: multipartFormData.contentType) }
-        return upload(.multipartFormData(multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold), to: url,
-                      method: method, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            var headers = headers ?? []
+            if !headers.contains(name: "Content-Type") { headers.add(name: "Content-Type", value: multipartFormData.contentType) }
+            return upload(.multipartFormData(multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold), to: url,
+                          method: method, headers: headers, interceptor: interceptor, requestModifier: requestModifier)
+        }
     }
 
     /// Uploads `multipartFormData` with the request `request` builds.
@@ -145,10 +173,13 @@ extension Session {
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(.multipartFormData(multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold), with: request,
-               interceptor: interceptor)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            upload(.multipartFormData(multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold), with: request,
+                   interceptor: interceptor)
+        }
     }
 
     // MARK: Making upload requests

@@ -36,6 +36,10 @@ public final class Session: Sendable {
     public let redirectHandler: (any RedirectHandler)?
     /// Whether adding a response handler (or awaiting a value) starts the request. Default true.
     public let startRequestsImmediately: Bool
+
+    /// Alamofire's `Session.RequestModifier`: a last change to a request built from a URL and
+    /// parameters, made before the adapters run.
+    public typealias RequestModifier = @Sendable (inout HTTPRequest) throws -> Void
     /// The queue given as `rootQueue`: where closure-style response handlers run unless told
     /// otherwise. By default a serial queue of this session's (never the main queue, which a
     /// server process usually does not service).
@@ -183,6 +187,7 @@ public final class Session: Sendable {
     ///   - encoder: default ``URLEncodedFormParameterEncoder/default`` (query for GET/HEAD/DELETE, body otherwise).
     ///   - headers: added to (and overriding) the session's default headers.
     ///   - interceptor: adapts and retries this request, after the session's.
+    ///   - shouldAutomaticallyResume: whether a response handler starts the request; nil for the session's `startRequestsImmediately`.
     ///   - eventMonitors: told about this request's steps, after the session's monitors. Default none.
     ///   - requestModifier: a last change to the built request.
     public func request<Parameters: Encodable & Sendable>(
@@ -192,11 +197,14 @@ public final class Session: Sendable {
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
-                    requestModifier: requestModifier) { try encoder.encode(parameters, into: $0) }
+        withAutomaticResume(shouldAutomaticallyResume) {
+            makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+                        requestModifier: requestModifier) { try encoder.encode(parameters, into: $0) }
+        }
     }
 
     /// A request for `convertible` with legacy `[String: Any]` parameters and a ``ParameterEncoding``
@@ -208,19 +216,33 @@ public final class Session: Sendable {
         encoding: some ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         eventMonitors: [any EventMonitor] = [],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)? = nil
     ) -> DataRequest {
-        makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
-                    requestModifier: requestModifier) { try encoding.encode($0, with: parameters) }
+        withAutomaticResume(shouldAutomaticallyResume) {
+            makeRequest(convertible, method: method, headers: headers, interceptor: interceptor, eventMonitors: eventMonitors,
+                        requestModifier: requestModifier) { try encoding.encode($0, with: parameters) }
+        }
     }
 
     /// A request from a value that builds one (a router, or an ``HTTPRequest``); `interceptor` and
     /// `eventMonitors` as in the other variants.
     public func request(
-        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, eventMonitors: [any EventMonitor] = []
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil, eventMonitors: [any EventMonitor] = []
     ) -> DataRequest {
-        makeRequest(Self.build(convertible), interceptor: interceptor, eventMonitors: eventMonitors)
+        withAutomaticResume(shouldAutomaticallyResume) {
+            makeRequest(Self.build(convertible), interceptor: interceptor, eventMonitors: eventMonitors)
+        }
+    }
+
+    /// Makes a request with `make` and records whether adding a response handler starts it
+    /// (`shouldAutomaticallyResume`, nil for ``startRequestsImmediately``) before it is returned,
+    /// so before any handler can be added.
+    func withAutomaticResume<Kind: Request>(_ shouldAutomaticallyResume: Bool?, _ make: () -> Kind) -> Kind {
+        let request = make()
+        if let shouldAutomaticallyResume { request.setAutomaticResume(shouldAutomaticallyResume) }
+        return request
     }
 
     static func build(_ convertible: any URLRequestConvertible) -> Result<HTTPRequest, BluebonnetError> {

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Synchronization
 
 /// A request whose response body is handed over in parts as it arrives, never held whole
-/// (Alamofire's `DataStreamRequest`). Made by ``Session/streamRequest(_:method:parameters:encoder:headers:automaticallyCancelOnStreamError:interceptor:eventMonitors:requestModifier:)``.
+/// (Alamofire's `DataStreamRequest`). Made by ``Session/streamRequest(_:method:parameters:encoder:headers:automaticallyCancelOnStreamError:interceptor:shouldAutomaticallyResume:eventMonitors:requestModifier:)``.
 ///
 /// ```swift
 /// Session.default.streamRequest("https://example.com/large.bin")
@@ -221,7 +221,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
                 captured(error)
             }
         }
-        if session.startRequestsImmediately { resume() }
+        if resumesAutomatically { resume() }
         return self
     }
 

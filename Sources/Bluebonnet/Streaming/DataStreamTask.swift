@@ -89,7 +89,7 @@ public struct StreamOf<Element: Sendable>: AsyncSequence, Sendable {
         let channel = request.streaming.channel
         let subscription = Subscription(
             channel: channel, id: channel.subscribeAsync(), request: request, automaticallyCancelling: automaticallyCancelling)
-        if request.session.startRequestsImmediately { request.resume() }
+        if request.resumesAutomatically { request.resume() }
         return Iterator(subscription: subscription, transform: transform)
     }
 
