@@ -101,14 +101,12 @@ extension CompatibilityTests {
             #expect(response.value?.args == ["q": "foo bar", "offset": "50"])
         }
 
-        /// "CRUD & Authorization": a router giving each case its method, path and parameters.
-        /// The parameters are `[String: any Sendable]`, not `Parameters`: Bluebonnet's `Parameters`
-        /// is `[String: Any]` (Alamofire 5.12's is `[String: any Any & Sendable]`), which a
-        /// `Sendable` router cannot hold.
+        /// "CRUD & Authorization": a router giving each case its method, path and `Parameters`
+        /// (`[String: any Any & Sendable]`, as in Alamofire 5.12, so a `Sendable` router holds them).
         enum UserRouter: URLRequestConvertible {
-            case createUser(base: String, parameters: [String: any Sendable])
+            case createUser(base: String, parameters: Parameters)
             case readUser(base: String, username: String)
-            case updateUser(base: String, username: String, parameters: [String: any Sendable])
+            case updateUser(base: String, username: String, parameters: Parameters)
             case destroyUser(base: String, username: String)
 
             var method: HTTPMethod {

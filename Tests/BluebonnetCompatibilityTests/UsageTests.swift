@@ -151,7 +151,9 @@ extension CompatibilityTests {
         /// brackets percent-encoded), and httpbin reads it as a form.
         @Test func postWithURLEncodedParameters() async throws {
             let base = try HTTPBin.base()
-            let parameters: Parameters = ["foo": "bar", "baz": ["a", 1], "qux": ["x": 1, "y": 2, "z": 3]]
+            // `Parameters` values are Sendable (Alamofire 5.12): in Swift 6 mode a mixed array
+            // literal says so (`as [any Sendable]`); Usage.md's Swift 5 code compiles as written.
+            let parameters: Parameters = ["foo": "bar", "baz": ["a", 1] as [any Sendable], "qux": ["x": 1, "y": 2, "z": 3]]
             for encoding in [URLEncoding.default, .httpBody] {
                 let encoded = try encoding.encode(URLRequest(url: "\(base)/post", method: .post), with: parameters)
                 let body = String(decoding: try #require(encoded.httpBody), as: UTF8.self)

@@ -136,7 +136,7 @@ struct AlamofireExamplesTests {
     @Test func legacyParameterEncodings() async throws {
         let base = try SuiteTestServer.baseURL()
         let session = Session()
-        let parameters: Parameters = ["foo": "bar", "baz": ["a", 1], "qux": ["x": 1, "y": 2, "z": 3]]
+        let parameters: Parameters = ["foo": "bar", "baz": ["a", 1] as [any Sendable], "qux": ["x": 1, "y": 2, "z": 3] as [String: any Sendable]]
         // URLEncoding.default: the query for GET.
         let get = try await session.request("\(base)/get", parameters: parameters).serializingDecodable(Echo.self).value
         #expect(get.args == ["foo": .one("bar"), "baz[]": .many(["a", "1"]), "qux[x]": .one("1"), "qux[y]": .one("2"), "qux[z]": .one("3")])

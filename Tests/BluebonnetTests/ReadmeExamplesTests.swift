@@ -183,7 +183,7 @@ func readmeExample9() async throws {
 
 /// README sample 11.
 func readmeExample11() async throws {
-    let parameters: Parameters = ["foo": "bar", "baz": ["a", 1], "qux": ["x": 1, "y": 2]]
+    let parameters: Parameters = ["foo": "bar", "baz": ["a", 1] as [any Sendable], "qux": ["x": 1, "y": 2]]
     let legacyQuery = session.request("https://httpbin.org/get", parameters: parameters)  // URLEncoding.default
     let legacyForm = session.request("https://httpbin.org/post", method: .post, parameters: parameters, encoding: URLEncoding.httpBody)
     let legacyJSON = session.request("https://httpbin.org/post", method: .post, parameters: parameters, encoding: JSONEncoding.default)

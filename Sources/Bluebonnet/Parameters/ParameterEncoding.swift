@@ -1,10 +1,13 @@
 import FoundationEssentials
 
-/// Untyped parameters for the legacy `ParameterEncoding` API: `[String: Any]`.
+/// Untyped parameters for the legacy `ParameterEncoding` API: `[String: any Any & Sendable]`,
+/// as in Alamofire 5.12, so that a `Sendable` router can hold them.
 ///
-/// Prefer `Encodable` parameters with a `ParameterEncoder`; this exists so that Alamofire code
-/// using `URLEncoding` keeps compiling.
-public typealias Parameters = [String: any Any]
+/// In Swift 6 mode a mixed array or dictionary literal among the values needs its type spelled
+/// (`["a", 1] as [any Sendable]`); Swift 5 code compiles as written. Prefer `Encodable`
+/// parameters with a `ParameterEncoder`; this exists so that Alamofire code using `URLEncoding`
+/// keeps compiling.
+public typealias Parameters = [String: any Any & Sendable]
 
 /// Encodes untyped `Parameters` into a request: Alamofire's legacy `ParameterEncoding`.
 ///

@@ -161,10 +161,10 @@ import Testing
             LegacyCase("int", "n=4") { ["n": 4] },
             LegacyCase("double", "n=4.5") { ["n": 4.5] },
             LegacyCase("bool", "b=1") { ["b": true] },
-            LegacyCase("mixed array", "l%5B%5D=x&l%5B%5D=2&l%5B%5D=0") { ["l": ["x", 2, false] as [Any]] },
+            LegacyCase("mixed array", "l%5B%5D=x&l%5B%5D=2&l%5B%5D=0") { ["l": ["x", 2, false] as [any Sendable]] },
             LegacyCase("indexed nested", URLEncoding(arrayEncoding: .indexInBrackets),
                        "l%5B0%5D=x&l%5B1%5D%5Bk%5D=1&l%5B2%5D%5Bm%5D%5Bn%5D=2") {
-                ["l": ["x", ["k": 1], ["m": ["n": 2]]] as [Any]]
+                ["l": ["x", ["k": 1], ["m": ["n": 2]]] as [any Sendable]]
             },
             LegacyCase("nested dictionaries", "a%5Bb%5D%5Bc%5D=1") { ["a": ["b": ["c": 1]]] },
             LegacyCase("nested array without brackets", URLEncoding(arrayEncoding: .noBrackets), "a%5Bb%5D=1&a%5Bb%5D=2") {

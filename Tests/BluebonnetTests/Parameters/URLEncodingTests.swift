@@ -8,7 +8,7 @@ import Testing
     static var usageParameters: Parameters {
         [
         "foo": "bar",
-        "baz": ["a", 1] as [Any],
+        "baz": ["a", 1] as [any Sendable],
         "qux": ["x": 1, "y": 2, "z": 3],
         ]
     }
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func nestedDictionaryKeysAreSorted() throws {
-        let parameters: Parameters = ["o": ["z": ["b": 1, "a": 2], "a": [true]] as [String: Any]]
+        let parameters: Parameters = ["o": ["z": ["b": 1, "a": 2], "a": [true]] as [String: any Sendable]]
         let text = try URLEncoding.httpBody.encode(try request(.post), with: parameters).httpBody.map {
             String(decoding: $0, as: UTF8.self).replacing("%5B", with: "[").replacing("%5D", with: "]")
         }
