@@ -32,6 +32,9 @@ public enum FetchErrorKind: String, Sendable, CaseIterable {
     /// 416 that does not say the file is already whole; the file is left as it was. (After
     /// `other` because kinds only grow: `allCases` keeps its earlier order.)
     case resume
+    /// `--pinnedpubkey`: no public key of the server's chain is one of the pins (curl's
+    /// `CURLE_SSL_PINNEDPUBKEYNOTMATCH`). Added after `resume`.
+    case pinnedPublicKey = "pinned_pubkey"
 }
 
 /// A failure: its kind and a human-readable message (the message is not part of the contract).
