@@ -5,7 +5,7 @@ internal import CBluebonnetOpenSSLShims
 /// server-trust evaluators read (Alamofire's evaluators read a `SecTrust`).
 ///
 /// Made by the connection after the handshake and before any request byte is written, or by
-/// hand from certificates (``init(certificates:trustRoots:)``) to test an evaluator as a pure
+/// hand from certificates (``init(certificates:trustRoots:stapledOCSPResponse:)``) to test an evaluator as a pure
 /// function. The validation helpers run OpenSSL's chain verification (`X509_verify_cert`, with
 /// the TLS server purpose) against the trust roots, with or without the host-name check of the
 /// handshake (RFC 9525, see ``HostnameVerifier``).
@@ -14,21 +14,30 @@ public struct ServerTrust: Sendable {
     public let certificates: [Certificate]
     /// The trust roots validation uses: the session's ``TLSConfiguration/trustRoots``.
     public let trustRoots: TrustRoots
-    private let store: TrustStore
+    /// The DER OCSP response the server stapled to its certificate (RFC 6066 §8), or nil when it
+    /// sent none (or was not asked: ``TLSConfiguration/requestsCertificateStatus``).
+    public let stapledOCSPResponse: [UInt8]?
+    let store: TrustStore
 
     /// A trust over `certificates` (leaf first, then the intermediates the server would send),
     /// judged against `trustRoots`.
     ///
     /// - Throws: ``TLSError/Kind/invalidConfiguration`` when a trust root cannot be loaded.
-    public init(certificates: [Certificate], trustRoots: TrustRoots = .system) throws(TLSError) {
+    /// - Parameters:
+    ///   - certificates: the server's certificates, leaf first.
+    ///   - trustRoots: what validation trusts. Default the system's.
+    ///   - stapledOCSPResponse: a DER OCSP response, as a server would staple it. Default nil.
+    public init(certificates: [Certificate], trustRoots: TrustRoots = .system, stapledOCSPResponse: [UInt8]? = nil) throws(TLSError) {
         self.certificates = certificates
         self.trustRoots = trustRoots
+        self.stapledOCSPResponse = stapledOCSPResponse
         self.store = try TrustStore(trustRoots)
     }
 
-    init(certificates: [Certificate], trustRoots: TrustRoots, store: TrustStore) {
+    init(certificates: [Certificate], trustRoots: TrustRoots, stapledOCSPResponse: [UInt8]?, store: TrustStore) {
         self.certificates = certificates
         self.trustRoots = trustRoots
+        self.stapledOCSPResponse = stapledOCSPResponse
         self.store = store
     }
 
@@ -57,7 +66,7 @@ public struct ServerTrust: Sendable {
     /// - Throws: ``TLSError/Kind/invalidConfiguration`` when an anchor cannot be loaded.
     public func anchored(to anchors: [Certificate]) throws(TLSError) -> ServerTrust {
         let roots = TrustRoots.certificates(anchors.map(\.source))
-        return try ServerTrust(certificates: certificates, trustRoots: roots)
+        return try ServerTrust(certificates: certificates, trustRoots: roots, stapledOCSPResponse: stapledOCSPResponse)
     }
 }
 
@@ -68,8 +77,9 @@ public struct ServerTrust: Sendable {
 final class TrustStore: @unchecked Sendable {
     private let pointer: OpaquePointer
 
-    /// A new store over `roots` (the system's default paths, or the given certificates).
-    init(_ roots: TrustRoots) throws(TLSError) {
+    /// A new store over `roots` (the system's default paths, or the given certificates) that
+    /// also checks the leaf against `crls` (`X509_V_FLAG_CRL_CHECK`) when there are any.
+    init(_ roots: TrustRoots, crls: [CertificateRevocationList] = []) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.other, "X509_STORE_new failed") }
         pointer = store
@@ -88,6 +98,16 @@ final class TrustStore: @unchecked Sendable {
                 }
             }
         }
+        for crl in crls {
+            let added: Int32 = crl.der.withUnsafeBufferPointer { buffer in
+                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                guard let parsed = d2i_X509_CRL(nil, &cursor, buffer.count) else { return 0 }
+                defer { X509_CRL_free(parsed) }
+                return X509_STORE_add_crl(store, parsed)
+            }
+            guard added == 1 else { throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot add a CRL") }
+        }
+        if !crls.isEmpty { X509_STORE_set_flags(store, UInt(X509_V_FLAG_CRL_CHECK)) }
     }
 
     /// Shares a store someone else owns (a context's), taking a reference.
@@ -97,6 +117,8 @@ final class TrustStore: @unchecked Sendable {
     }
 
     deinit { X509_STORE_free(pointer) }
+
+    func withUnsafeStore<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R { try body(pointer) }
 
     /// `X509_verify_cert` of `certificates` (leaf first) with the TLS server purpose, and the
     /// host check when `host` is given.
@@ -177,11 +199,17 @@ extension TLSEngine {
             if chain.first != leafDER { chain.insert(leafDER, at: 0) }
             return chain
         }
+        let staple: [UInt8]? = withUnsafeSSL { ssl in
+            var response: UnsafePointer<UInt8>?
+            let length = cbluebonnet_SSL_get_tlsext_status_ocsp_resp(ssl, &response)
+            guard let response, length > 0 else { return nil }
+            return Array(UnsafeBufferPointer(start: response, count: length))
+        }
         guard !ders.isEmpty, let store = context.withUnsafeContext({ SSL_CTX_get_cert_store($0) }) else { return nil }
         let certificates = ders.compactMap { try? Certificate(derEncoded: $0) }
         return ServerTrust(
             certificates: certificates, trustRoots: context.configuration?.trustRoots ?? .system,
-            store: TrustStore(sharing: store))
+            stapledOCSPResponse: staple, store: TrustStore(sharing: store))
     }
 }
 

@@ -75,3 +75,11 @@ int cbluebonnet_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names) {
 GENERAL_NAME *cbluebonnet_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *names, int index) {
     return sk_GENERAL_NAME_value(names, index);
 }
+
+long cbluebonnet_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) {
+    return SSL_CTX_set_tlsext_status_type(ctx, type);
+}
+
+long cbluebonnet_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **response) {
+    return SSL_get_tlsext_status_ocsp_resp(ssl, response);
+}

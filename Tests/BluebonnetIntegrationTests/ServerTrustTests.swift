@@ -170,6 +170,59 @@ struct ServerTrustTests {
     }
 }
 
+extension ServerTrustTests {
+    /// s_server presenting `leaf` (with the intermediate) and stapling `staple`, if any.
+    static func stapling(_ leaf: String, _ staple: String?) throws -> TestServer.Kind {
+        var arguments = [
+            "-cert", try TestCertificates.path("\(leaf).pem"), "-key", try TestCertificates.path("\(leaf).key"),
+            "-cert_chain", try TestCertificates.path("intermediate.pem"), "-www",
+        ]
+        if let staple { arguments += ["-status_file", try TestCertificates.path(staple)] }
+        return .opensslServer(arguments)
+    }
+
+    @Test(arguments: [
+        ("localhost", "ocsp-good.der", false, true),
+        ("localhost", "ocsp-good.der", true, true),
+        ("revoked", "ocsp-revoked.der", false, false),
+        ("unlisted", "ocsp-unknown.der", false, true),
+        ("unlisted", "ocsp-unknown.der", true, false),
+        ("localhost", nil, false, true),
+        ("localhost", nil, true, false),
+    ] as [(String, String?, Bool, Bool)])
+    func stapledOCSPOverARealHandshake(leaf: String, staple: String?, hardFail: Bool, accepted: Bool) async throws {
+        let options: RevocationTrustEvaluator.Options = hardFail ? [.ocsp, .requirePositiveResponse] : .ocsp
+        try await withTestServer(try Self.stapling(leaf, staple)) { server in
+            let session = try Self.session(["localhost": RevocationTrustEvaluator(options: options)])
+            let response = await session.request("https://localhost:\(server.port)/").serializingData().response
+            if accepted {
+                #expect(response.response?.statusCode == 200, "\(String(describing: response.error))")
+            } else {
+                guard case .revocationCheckFailed(let host)? = Self.reason(response.error) else {
+                    Issue.record("expected revocationCheckFailed, got \(String(describing: response.error))")
+                    return
+                }
+                #expect(host == "localhost")
+            }
+        }
+    }
+
+    @Test(arguments: [("localhost", true), ("revoked", false)])
+    func crlHitAndMiss(leaf: String, accepted: Bool) async throws {
+        let crl = try CertificateRevocationList(
+            from: Array(try Data(contentsOf: URL(fileURLWithPath: try TestCertificates.path("intermediate.crl")))))
+        try await withTestServer(try Self.stapling(leaf, nil)) { server in
+            let evaluator = RevocationTrustEvaluator(options: [.crl, .requirePositiveResponse], crls: [crl])
+            let session = try Self.session(["localhost": evaluator])
+            let response = await session.request("https://localhost:\(server.port)/").serializingData().response
+            #expect((response.response?.statusCode == 200) == accepted, "\(String(describing: response.error))")
+            if !accepted, case .revocationCheckFailed? = Self.reason(response.error) {} else if !accepted {
+                Issue.record("expected revocationCheckFailed, got \(String(describing: response.error))")
+            }
+        }
+    }
+}
+
 /// Records the number of certificates of every trust it is asked about, and accepts.
 final class CountingEvaluator: ServerTrustEvaluating {
     private let counts = Mutex<[Int]>([])

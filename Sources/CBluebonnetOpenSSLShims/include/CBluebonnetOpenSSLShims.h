@@ -51,4 +51,9 @@ int cbluebonnet_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names);
 /// Why: `sk_GENERAL_NAME_value` is a macro over `OPENSSL_sk_value`.
 GENERAL_NAME *cbluebonnet_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *names, int index);
 
+/// Why: `SSL_CTX_set_tlsext_status_type` is a macro over `SSL_CTX_ctrl` (ask for a stapled OCSP response).
+long cbluebonnet_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type);
+/// Why: `SSL_get_tlsext_status_ocsp_resp` is a macro over `SSL_ctrl` (the stapled OCSP response).
+long cbluebonnet_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **response);
+
 #endif

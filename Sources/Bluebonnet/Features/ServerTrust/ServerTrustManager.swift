@@ -51,7 +51,7 @@ open class ServerTrustManager: @unchecked Sendable {
 extension ServerTrustManager {
     /// `endpoint` with the evaluation for its origin, when it has TLS to the origin and an
     /// evaluator: OpenSSL's verification is then off for the handshake and the evaluator decides
-    /// (against the same trust roots). The check's policy (this manager, the host, the evaluator)
+    /// (against the same trust roots), and the server is asked to staple an OCSP response. The check's policy (this manager, the host, the evaluator)
     /// enters the pool key.
     func applying(to endpoint: Endpoint) throws(BluebonnetError) -> Endpoint {
         guard var tls = endpoint.tls, let host = endpoint.effectiveServerName else { return endpoint }
@@ -65,6 +65,8 @@ extension ServerTrustManager {
         }
         guard let evaluator = found else { return endpoint }
         tls.certificateVerification = .none
+        // For RevocationTrustEvaluator (or any evaluator reading trust.stapledOCSPResponse).
+        tls.requestsCertificateStatus = true
         var evaluated = endpoint
         evaluated.tls = tls
         let policy = TrustPolicy(manager: ObjectIdentifier(self), host: host.lowercased(), evaluator: evaluator)
