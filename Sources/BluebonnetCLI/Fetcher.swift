@@ -452,13 +452,29 @@ final class Fetcher: Fetching {
         configuration.allowsGETRequestBodies = true
         // The body's size is bounded by memory for a CLI, not by a library default for services.
         configuration.maximumResponseBodyBytes = Int.max
-        var trustManager: ServerTrustManager?
+        var evaluators: [any ServerTrustEvaluating] = []
         if let pinned = job.pinnedPublicKey {
             // curl: pinning adds to chain validation; with -k only the pin is checked.
-            let evaluator = LeafPublicKeyPin(
-                keys: try Self.publicKeys(pinned), validatesChain: !job.insecure)
-            trustManager = EveryHost(evaluator)
+            evaluators.append(LeafPublicKeyPin(keys: try Self.publicKeys(pinned), validatesChain: !job.insecure))
         }
+        if job.crlPath != nil || job.requiresCertificateStatus {
+            var crls: [CertificateRevocationList] = []
+            if let path = job.crlPath {
+                crls.append(try CertificateRevocationList(from: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))))
+            }
+            // Each flag is a requirement: a CRL from the leaf's issuer, a stapled "good".
+            var checks: [RevocationTrustEvaluator.Options] = []
+            if !crls.isEmpty { checks.append(.crl) }
+            if job.requiresCertificateStatus { checks.append(.ocsp) }
+            for check in checks {
+                evaluators.append(
+                    RevocationTrustEvaluator(
+                        performDefaultValidation: !job.insecure && evaluators.isEmpty, validateHost: !job.insecure && evaluators.isEmpty,
+                        options: [check, .requirePositiveResponse], crls: crls))
+            }
+        }
+        let trustManager: ServerTrustManager? =
+            evaluators.isEmpty ? nil : EveryHost(evaluators.count == 1 ? evaluators[0] : CompositeTrustEvaluator(evaluators: evaluators))
         return Session(
             configuration: configuration,
             serverTrustManager: trustManager,
@@ -563,6 +579,8 @@ final class Fetcher: Fetching {
             }
         case .serverTrustEvaluationFailed(.publicKeyPinningFailed):
             return FetchError(.pinnedPublicKey, message)
+        case .serverTrustEvaluationFailed(.revocationCheckFailed):
+            return FetchError(.revocation, message)
         case .serverTrustEvaluationFailed:
             return FetchError(.tls, message)
         case .redirectLimitExceeded:

@@ -33,6 +33,10 @@ public struct FetchJob: Sendable {
     /// The public keys one of which the server's certificate must have (`--pinnedpubkey`); nil
     /// for no pinning.
     public var pinnedPublicKey: PinnedPublicKey?
+    /// A CRL file the server's certificate is checked against (`--crlfile`); nil for none.
+    public var crlPath: String?
+    /// Require a stapled OCSP response saying the certificate is good (`--cert-status`).
+    public var requiresCertificateStatus: Bool
     /// A limit on the whole transfer in seconds (`--timeout`); nil for the library's defaults.
     public var timeout: Double?
     /// The proxy URL (`-x`), nil for none.
@@ -73,6 +77,8 @@ public struct FetchJob: Sendable {
         caCertPath: String? = nil,
         insecure: Bool = false,
         pinnedPublicKey: PinnedPublicKey? = nil,
+        crlPath: String? = nil,
+        requiresCertificateStatus: Bool = false,
         timeout: Double? = nil,
         proxy: String? = nil,
         noProxy: String? = nil,
@@ -94,6 +100,8 @@ public struct FetchJob: Sendable {
         self.caCertPath = caCertPath
         self.insecure = insecure
         self.pinnedPublicKey = pinnedPublicKey
+        self.crlPath = crlPath
+        self.requiresCertificateStatus = requiresCertificateStatus
         self.timeout = timeout
         self.proxy = proxy
         self.noProxy = noProxy

@@ -28,6 +28,10 @@ struct RequestPlan: Equatable {
     var insecure: Bool
     /// `--pinnedpubkey`: the pins or the key file, checked.
     var pinnedPublicKey: PinnedPublicKey?
+    /// `--crlfile`.
+    var crlPath: String?
+    /// `--cert-status`.
+    var requiresCertificateStatus: Bool
     var timeout: Double?
     /// `-x`: the proxy URL, as given (parsed by the library when the session is made).
     var proxy: String?
@@ -184,6 +188,11 @@ struct RequestPlan: Equatable {
         caCertPath = options.caCert
         insecure = options.insecure
         pinnedPublicKey = try Self.pinnedPublicKey(options.pinnedPublicKey, fileExists: fileExists)
+        if let path = options.crlFile, !fileExists(path) {
+            throw UsageError("--crlfile \(path): no such readable file")
+        }
+        crlPath = options.crlFile
+        requiresCertificateStatus = options.certStatus
 
         if let timeout = options.timeout {
             guard timeout > 0, timeout.isFinite else {
@@ -340,7 +349,8 @@ struct RequestPlan: Equatable {
             url: target, method: upload == nil ? method : uploadMethod,
             headers: headers.map { (name: $0.name, value: $0.value) }, removedHeaders: removedHeaders,
             content: upload?.content ?? content, followRedirects: followRedirects, maxRedirects: maxRedirects,
-            caCertPath: caCertPath, insecure: insecure, pinnedPublicKey: pinnedPublicKey, timeout: timeout, proxy: proxy, noProxy: noProxy,
+            caCertPath: caCertPath, insecure: insecure, pinnedPublicKey: pinnedPublicKey, crlPath: crlPath,
+            requiresCertificateStatus: requiresCertificateStatus, timeout: timeout, proxy: proxy, noProxy: noProxy,
             progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead,
             resumesOutputFile: resumesOutputFiles && outputFile != nil
         )

@@ -148,6 +148,7 @@ import Testing
         (["-d", "@missing"], "cannot read the file"),
         (["--data-binary", "@missing"], "cannot read the file"),
         (["--cacert", "missing.pem"], "no such readable file"),
+        (["--crlfile", "missing.crl"], "no such readable file"),
         (["--pinnedpubkey", "missing.pem"], "neither sha256// pins nor a readable public-key file"),
         (["--pinnedpubkey", "sha256//AAAA"], "base64 of a 32-byte SHA-256"),
         (["--pinnedpubkey", "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=;sha1//x"], "expected sha256//"),
@@ -197,6 +198,14 @@ import Testing
         let file = try self.plan(["--pinnedpubkey", "key.pem"], files: ["key.pem": "PEM"])
         #expect(file.pinnedPublicKey == .file(path: "key.pem"))
         #expect(try self.plan([]).pinnedPublicKey == nil)
+    }
+
+    @Test func revocationOptionsAreCarried() throws {
+        let plan = try plan(["--crlfile", "ca.crl", "--cert-status"], files: ["ca.crl": "CRL"])
+        let job = plan.job(for: "https://h/", progress: nil)
+        #expect(job.crlPath == "ca.crl")
+        #expect(job.requiresCertificateStatus)
+        #expect(try self.plan([]).job(for: "https://h/", progress: nil).requiresCertificateStatus == false)
     }
 
     @Test func theJobCarriesThePlan() throws {
