@@ -223,6 +223,82 @@ extension ServerTrustTests {
     }
 }
 
+extension ServerTrustTests {
+    /// Through a `CONNECT` tunnel the evaluator judges the origin's certificates under the
+    /// origin's host name, never the proxy.
+    @Test func aTunnelledOriginIsEvaluatedAsTheOrigin() async throws {
+        let chain = try TestCertificates.path("localhost-chain.pem")
+        let key = try TestCertificates.path("localhost.key")
+        let leafKey = try Self.certificates("localhost.pem").map(\.publicKey)
+        let otherKey = try Self.certificates("selfsigned.pem").map(\.publicKey)
+        try await withTestServer(.proxy(["--tls-origin", chain, key])) { proxy in
+            let origin = try #require(proxy.tlsPort)
+            for (keys, accepted) in [(leafKey, true), (otherKey, false)] {
+                var configuration = try TestCertificates.sessionConfiguration()
+                configuration.proxy = Proxy(Proxy.Server(host: "127.0.0.1", port: proxy.port), noProxy: NoProxy())
+                let session = Session(
+                    configuration: configuration,
+                    serverTrustManager: ServerTrustManager(evaluators: ["localhost": PublicKeysTrustEvaluator(keys: keys)]))
+                let response = await session.request("https://localhost:\(origin)/").serializingData().response
+                if accepted {
+                    #expect(response.error == nil, "\(String(describing: response.error))")
+                } else {
+                    guard case .publicKeyPinningFailed(let host, _, _, _)? = Self.reason(response.error) else {
+                        Issue.record("expected publicKeyPinningFailed, got \(String(describing: response.error))")
+                        return
+                    }
+                    #expect(host == "localhost")
+                }
+                await session.shutdown()
+            }
+        }
+    }
+
+    /// A TLS session resumed under another policy is evaluated again: the second session's pin
+    /// refuses the server the first one accepted, whatever the session cache holds.
+    @Test func resumptionNeverSkipsTheNewPolicy() async throws {
+        let leafKey = try Self.certificates("localhost.pem").map(\.publicKey)
+        let otherKey = try Self.certificates("selfsigned.pem").map(\.publicKey)
+        try await withTestServer(try Self.validChain) { server in
+            let url = "https://localhost:\(server.port)/"
+            let first = try Self.session(["localhost": PublicKeysTrustEvaluator(keys: leafKey)])
+            #expect(await first.request(url).serializingData().response.response?.statusCode == 200)
+            #expect(await first.request(url).serializingData().response.response?.statusCode == 200)
+            let second = try Self.session(["localhost": PublicKeysTrustEvaluator(keys: otherKey)])
+            let refused = await second.request(url).serializingData().response
+            guard case .publicKeyPinningFailed? = Self.reason(refused.error) else {
+                Issue.record("expected publicKeyPinningFailed, got \(String(describing: refused.error))")
+                return
+            }
+            await first.shutdown()
+            await second.shutdown()
+        }
+    }
+
+    /// An evaluator does not change what the client presents: mutual TLS still works.
+    @Test func mutualTLSIsUnaffectedByEvaluation() async throws {
+        let arguments = [
+            "-cert", try TestCertificates.path("localhost.pem"), "-key", try TestCertificates.path("localhost.key"),
+            "-cert_chain", try TestCertificates.path("intermediate.pem"), "-www",
+            "-Verify", "1", "-CAfile", try TestCertificates.path("ca.pem"),
+        ]
+        let pinned = try Self.certificates("ca.pem").map(\.publicKey)
+        try await withTestServer(.opensslServer(arguments)) { server in
+            var configuration = try TestCertificates.sessionConfiguration()
+            configuration.tls.clientIdentity = ClientIdentity(
+                certificateChain: .pemFile(path: try TestCertificates.path("client.pem")),
+                privateKey: .pemFile(path: try TestCertificates.path("client.key")))
+            let session = Session(
+                configuration: configuration,
+                serverTrustManager: ServerTrustManager(evaluators: ["localhost": PublicKeysTrustEvaluator(keys: pinned)]))
+            let response = await session.request("https://localhost:\(server.port)/").serializingString().response
+            #expect(response.response?.statusCode == 200, "\(String(describing: response.error))")
+            #expect(response.value?.contains("Bluebonnet Test Client") == true)
+            await session.shutdown()
+        }
+    }
+}
+
 /// Records the number of certificates of every trust it is asked about, and accepts.
 final class CountingEvaluator: ServerTrustEvaluating {
     private let counts = Mutex<[Int]>([])
