@@ -235,4 +235,29 @@ struct ServerTrustEvaluatorTests {
         let plain = Endpoint(host: "localhost", port: 80)
         #expect(try manager.applying(to: plain) == plain)
     }
+
+    /// A custom evaluator written as Alamofire code is, with `trust.af` and `certificates.af`.
+    struct LeafOnlyEvaluator: ServerTrustEvaluating {
+        let pinned: [Certificate]
+
+        func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+            try trust.af.performDefaultValidation(forHost: host)
+            try trust.af.performValidation(forHost: host)
+            guard let leaf = trust.af.certificates.first?.af.publicKey, pinned.af.publicKeys.contains(leaf),
+                trust.af.certificateData.first == pinned.af.data.first
+            else {
+                throw AFError.serverTrustEvaluationFailed(
+                    reason: .publicKeyPinningFailed(
+                        host: host, trust: trust, pinnedKeys: pinned.af.publicKeys, serverKeys: trust.af.publicKeys))
+            }
+        }
+    }
+
+    @Test func alamofireStyleExtensionPointsWork() throws {
+        let trust = try Self.trust("localhost.pem")
+        #expect(Self.reason { try LeafOnlyEvaluator(pinned: try Self.certificates("localhost.pem")).evaluate(trust, forHost: "localhost") } == nil)
+        let intermediate = LeafOnlyEvaluator(pinned: try Self.certificates("intermediate.pem"))
+        #expect(Self.outcome(Self.reason { try intermediate.evaluate(trust, forHost: "localhost") }) == .keyPinFailed)
+        #expect(Self.outcome(Self.reason { try intermediate.evaluate(trust, forHost: "example.com") }) == .hostFailed)
+    }
 }

@@ -67,3 +67,50 @@ extension Certificate {
         try certificates(from: [UInt8](data))
     }
 }
+
+extension ServerTrust: AlamofireExtended {}
+extension Certificate: AlamofireExtended {}
+
+extension AlamofireExtension where ExtendedType == ServerTrust {
+    /// Alamofire's `trust.af.performDefaultValidation(forHost:)`: `performDefaultValidation(forHost:)`.
+    ///
+    /// - Throws: see `performDefaultValidation(forHost:)`.
+    public func performDefaultValidation(forHost host: String) throws {
+        try type.performDefaultValidation(forHost: host)
+    }
+
+    /// Alamofire's `trust.af.performValidation(forHost:)`: `performValidation(forHost:)`.
+    ///
+    /// - Throws: see `performValidation(forHost:)`.
+    public func performValidation(forHost host: String) throws {
+        try type.performValidation(forHost: host)
+    }
+
+    /// The certificates the server sent, leaf first.
+    public var certificates: [Certificate] { type.certificates }
+
+    /// The DER encodings of ``certificates``.
+    public var certificateData: [Data] { type.certificates.map { Data($0.der) } }
+
+    /// The public keys of ``certificates``.
+    public var publicKeys: [PublicKey] { type.publicKeys }
+}
+
+extension AlamofireExtension where ExtendedType == Certificate {
+    /// The certificate's DER encoding (Alamofire's `SecCertificate.af` has no such member; its
+    /// `[SecCertificate].af.data` does).
+    public var data: Data { Data(type.der) }
+
+    /// The certificate's public key (never nil here; optional as Alamofire's).
+    public var publicKey: PublicKey? { type.publicKey }
+}
+
+extension Array: AlamofireExtended {}
+
+extension AlamofireExtension where ExtendedType == [Certificate] {
+    /// The DER encodings of the certificates.
+    public var data: [Data] { type.map { Data($0.der) } }
+
+    /// The public keys of the certificates.
+    public var publicKeys: [PublicKey] { type.map(\.publicKey) }
+}
