@@ -113,7 +113,7 @@ extension ServerTrust {
     ///   `verifyResult` `X509_V_ERR_CERT_REVOKED` (23), and a leaf whose issuer has no CRL among
     ///   `crls` `X509_V_ERR_UNABLE_TO_GET_CRL` (3).
     public func validatedChain(forHost host: String?, checkingAgainst crls: [CertificateRevocationList]) throws(TLSError) -> [Certificate] {
-        let checking = try TrustStore(trustRoots, crls: crls)
+        let checking = try storeChecking(crls)
         return try checking.verify(certificates, host: host.map(HostnameVerifier.normalize))
     }
 }

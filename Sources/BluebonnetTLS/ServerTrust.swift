@@ -18,6 +18,8 @@ public struct ServerTrust: Sendable {
     /// sent none (or was not asked: ``TLSConfiguration/requestsCertificateStatus``).
     public let stapledOCSPResponse: [UInt8]?
     let store: TrustStore
+    /// Whether any trust root ends a chain, self-signed or not (``anchored(to:)``).
+    private var anchorsArePinned = false
 
     /// A trust over `certificates` (leaf first, then the intermediates the server would send),
     /// judged against `trustRoots`.
@@ -63,10 +65,22 @@ public struct ServerTrust: Sendable {
     /// The same certificates judged against `anchors` alone, instead of the trust roots (what
     /// Alamofire's `acceptSelfSignedCertificates` does with `SecTrustSetAnchorCertificates`).
     ///
+    /// Any anchor ends a chain, as with the Security framework: a pinned leaf or intermediate
+    /// need not be self-signed (OpenSSL's `X509_V_FLAG_PARTIAL_CHAIN`).
+    ///
     /// - Throws: ``TLSError/Kind/invalidConfiguration`` when an anchor cannot be loaded.
     public func anchored(to anchors: [Certificate]) throws(TLSError) -> ServerTrust {
         let roots = TrustRoots.certificates(anchors.map(\.source))
-        return try ServerTrust(certificates: certificates, trustRoots: roots, stapledOCSPResponse: stapledOCSPResponse)
+        var trust = ServerTrust(
+            certificates: certificates, trustRoots: roots, stapledOCSPResponse: stapledOCSPResponse,
+            store: try TrustStore(roots, partialChains: true))
+        trust.anchorsArePinned = true
+        return trust
+    }
+
+    /// A store over ``trustRoots`` that also checks the leaf against `crls`.
+    func storeChecking(_ crls: [CertificateRevocationList]) throws(TLSError) -> TrustStore {
+        try TrustStore(trustRoots, crls: crls, partialChains: anchorsArePinned)
     }
 }
 
@@ -79,7 +93,8 @@ final class TrustStore: @unchecked Sendable {
 
     /// A new store over `roots` (the system's default paths, or the given certificates) that
     /// also checks the leaf against `crls` (`X509_V_FLAG_CRL_CHECK`) when there are any.
-    init(_ roots: TrustRoots, crls: [CertificateRevocationList] = []) throws(TLSError) {
+    /// With `partialChains`, any trust root ends a chain (`X509_V_FLAG_PARTIAL_CHAIN`).
+    init(_ roots: TrustRoots, crls: [CertificateRevocationList] = [], partialChains: Bool = false) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.other, "X509_STORE_new failed") }
         pointer = store
@@ -108,6 +123,7 @@ final class TrustStore: @unchecked Sendable {
             guard added == 1 else { throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot add a CRL") }
         }
         if !crls.isEmpty { X509_STORE_set_flags(store, UInt(X509_V_FLAG_CRL_CHECK)) }
+        if partialChains { X509_STORE_set_flags(store, UInt(X509_V_FLAG_PARTIAL_CHAIN)) }
     }
 
     /// Shares a store someone else owns (a context's), taking a reference.

@@ -89,6 +89,10 @@ struct ServerTrustEvaluatorTests {
         ("selfsigned.pem", "selfsigned.pem", true, true, .accepted),
         ("selfsigned.pem", "selfsigned.pem", false, false, .accepted),
         ("selfsigned.pem", "localhost.pem", true, true, .defaultFailed),
+        // Pinned anchors need not be self-signed (the Security framework's rule too).
+        ("localhost.pem", "localhost.pem", true, true, .accepted),
+        ("localhost.pem", "intermediate.pem", true, true, .accepted),
+        ("wronghost.pem", "intermediate.pem", true, true, .hostFailed),
     ])
     func pinnedCertificatesEvaluatorMatchesASentCertificate(
         leaf: String, pinned: String, acceptSelfSigned: Bool, performDefaultValidation: Bool, expected: Outcome
