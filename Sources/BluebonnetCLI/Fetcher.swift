@@ -452,9 +452,88 @@ final class Fetcher: Fetching {
         configuration.allowsGETRequestBodies = true
         // The body's size is bounded by memory for a CLI, not by a library default for services.
         configuration.maximumResponseBodyBytes = Int.max
+        var evaluators: [any ServerTrustEvaluating] = []
+        if let pinned = job.pinnedPublicKey {
+            // curl: pinning adds to chain validation; with -k only the pin is checked.
+            evaluators.append(LeafPublicKeyPin(keys: try Self.publicKeys(pinned), validatesChain: !job.insecure))
+        }
+        if job.crlPath != nil || job.requiresCertificateStatus {
+            var crls: [CertificateRevocationList] = []
+            if let path = job.crlPath {
+                crls.append(try CertificateRevocationList(from: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))))
+            }
+            // Each flag is a requirement: a CRL from the leaf's issuer, a stapled "good".
+            var checks: [RevocationTrustEvaluator.Options] = []
+            if !crls.isEmpty { checks.append(.crl) }
+            if job.requiresCertificateStatus { checks.append(.ocsp) }
+            for check in checks {
+                evaluators.append(
+                    RevocationTrustEvaluator(
+                        performDefaultValidation: !job.insecure && evaluators.isEmpty, validateHost: !job.insecure && evaluators.isEmpty,
+                        options: [check, .requirePositiveResponse], crls: crls))
+            }
+        }
+        let trustManager: ServerTrustManager? =
+            evaluators.isEmpty ? nil : EveryHost(evaluators.count == 1 ? evaluators[0] : CompositeTrustEvaluator(evaluators: evaluators))
         return Session(
             configuration: configuration,
+            serverTrustManager: trustManager,
             redirectHandler: job.followRedirects ? nil : Redirector.doNotFollow)
+    }
+
+    /// The keys `--pinnedpubkey` names: its pins, or the key in its file (PEM `PUBLIC KEY` or DER
+    /// SubjectPublicKeyInfo).
+    static func publicKeys(_ pinned: PinnedPublicKey) throws -> [PublicKey] {
+        switch pinned {
+        case .sha256(let hashes):
+            return try hashes.map { try PublicKey(pin: "sha256/" + $0) }
+        case .file(let path):
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let text = String(decoding: data, as: UTF8.self)
+            guard let begin = text.range(of: "-----BEGIN PUBLIC KEY-----") else {
+                return [PublicKey(subjectPublicKeyInfo: [UInt8](data))]
+            }
+            let rest = text[begin.upperBound...]
+            let body = rest.range(of: "-----END PUBLIC KEY-----").map { rest[..<$0.lowerBound] } ?? rest
+            guard let der = Data(base64Encoded: body.filter { !$0.isWhitespace }) else {
+                throw FetchError(.other, "--pinnedpubkey \(path): the PEM public key is not valid base64")
+            }
+            return [PublicKey(subjectPublicKeyInfo: [UInt8](der))]
+        }
+    }
+
+    /// curl's `--pinnedpubkey`: the leaf certificate's public key must be one of `keys`, after
+    /// chain and host validation unless `-k`.
+    struct LeafPublicKeyPin: ServerTrustEvaluating {
+        let keys: [PublicKey]
+        let validatesChain: Bool
+
+        init(keys: [PublicKey], validatesChain: Bool) {
+            self.keys = keys
+            self.validatesChain = validatesChain
+        }
+
+        func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+            if validatesChain { try trust.performValidation(forHost: host) }
+            let serverKeys = trust.certificates.prefix(1).map(\.publicKey)
+            guard let leaf = serverKeys.first, keys.contains(leaf) else {
+                throw AFError.serverTrustEvaluationFailed(
+                    reason: .publicKeyPinningFailed(host: host, trust: trust, pinnedKeys: keys, serverKeys: serverKeys))
+            }
+        }
+    }
+
+    /// One evaluator for every host. `@unchecked Sendable` as its superclass: its one stored
+    /// property is immutable and `Sendable`.
+    final class EveryHost: ServerTrustManager, @unchecked Sendable {
+        private let evaluator: any ServerTrustEvaluating
+
+        init(_ evaluator: any ServerTrustEvaluating) {
+            self.evaluator = evaluator
+            super.init(evaluators: [:])
+        }
+
+        override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? { evaluator }
     }
 
     /// The JSON metrics: the total, and the phases of the final transaction (the one that produced
@@ -498,6 +577,10 @@ final class Fetcher: Fetching {
             case .tlsFailure?: return FetchError(.tls, message)
             default: return FetchError(transportKind(String(describing: underlying)), message)
             }
+        case .serverTrustEvaluationFailed(.publicKeyPinningFailed):
+            return FetchError(.pinnedPublicKey, message)
+        case .serverTrustEvaluationFailed(.revocationCheckFailed):
+            return FetchError(.revocation, message)
         case .serverTrustEvaluationFailed:
             return FetchError(.tls, message)
         case .redirectLimitExceeded:

@@ -30,6 +30,13 @@ public struct FetchJob: Sendable {
     public var caCertPath: String?
     /// Skip certificate verification (`--insecure`).
     public var insecure: Bool
+    /// The public keys one of which the server's certificate must have (`--pinnedpubkey`); nil
+    /// for no pinning.
+    public var pinnedPublicKey: PinnedPublicKey?
+    /// A CRL file the server's certificate is checked against (`--crlfile`); nil for none.
+    public var crlPath: String?
+    /// Require a stapled OCSP response saying the certificate is good (`--cert-status`).
+    public var requiresCertificateStatus: Bool
     /// A limit on the whole transfer in seconds (`--timeout`); nil for the library's defaults.
     public var timeout: Double?
     /// The proxy URL (`-x`), nil for none.
@@ -69,6 +76,9 @@ public struct FetchJob: Sendable {
         maxRedirects: Int? = FetchJob.defaultMaxRedirects,
         caCertPath: String? = nil,
         insecure: Bool = false,
+        pinnedPublicKey: PinnedPublicKey? = nil,
+        crlPath: String? = nil,
+        requiresCertificateStatus: Bool = false,
         timeout: Double? = nil,
         proxy: String? = nil,
         noProxy: String? = nil,
@@ -89,9 +99,20 @@ public struct FetchJob: Sendable {
         self.maxRedirects = maxRedirects
         self.caCertPath = caCertPath
         self.insecure = insecure
+        self.pinnedPublicKey = pinnedPublicKey
+        self.crlPath = crlPath
+        self.requiresCertificateStatus = requiresCertificateStatus
         self.timeout = timeout
         self.proxy = proxy
         self.noProxy = noProxy
         self.progress = progress
     }
+}
+
+/// `--pinnedpubkey`: what the server's certificate must hold, as curl takes it.
+public enum PinnedPublicKey: Sendable, Equatable {
+    /// Base64 SHA-256 hashes of DER SubjectPublicKeyInfo (the `sha256//` pins, without the prefix).
+    case sha256(base64: [String])
+    /// A file holding one public key, PEM (`-----BEGIN PUBLIC KEY-----`) or DER.
+    case file(path: String)
 }

@@ -32,6 +32,12 @@ public enum FetchErrorKind: String, Sendable, CaseIterable {
     /// 416 that does not say the file is already whole; the file is left as it was. (After
     /// `other` because kinds only grow: `allCases` keeps its earlier order.)
     case resume
+    /// `--pinnedpubkey`: no public key of the server's chain is one of the pins (curl's
+    /// `CURLE_SSL_PINNEDPUBKEYNOTMATCH`). Added after `resume`.
+    case pinnedPublicKey = "pinned_pubkey"
+    /// `--crlfile` or `--cert-status`: the certificate is revoked, or no positive answer came (no
+    /// stapled OCSP "good", no CRL from its issuer). Added after `pinned_pubkey`.
+    case revocation
 }
 
 /// A failure: its kind and a human-readable message (the message is not part of the contract).

@@ -59,6 +59,19 @@ struct Options: ParsableCommand {
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate.")
     var insecure = false
 
+    @Option(
+        name: .customLong("pinnedpubkey"),
+        help: ArgumentHelp(
+            "Require one of these public keys in the server's chain: 'sha256//BASE64;sha256//BASE64…', or a PEM or DER public-key file.",
+            valueName: "PINS|FILE"))
+    var pinnedPublicKey: String?
+
+    @Option(name: .customLong("crlfile"), help: ArgumentHelp("Refuse a server certificate this PEM or DER CRL revokes.", valueName: "FILE"))
+    var crlFile: String?
+
+    @Flag(name: .customLong("cert-status"), help: "Require the server to staple an OCSP response saying its certificate is good.")
+    var certStatus = false
+
     @Option(name: [.customShort("x"), .customLong("proxy")],
             help: ArgumentHelp("Send every request through this HTTP proxy: [http[s]://][user:password@]host[:port] (port 1080 by default). http URLs go in absolute-form, https URLs through a CONNECT tunnel. The *_proxy environment variables are not read.", valueName: "URL"))
     var proxy: String?

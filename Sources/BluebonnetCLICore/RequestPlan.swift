@@ -26,6 +26,12 @@ struct RequestPlan: Equatable {
     var maxRedirects: Int?
     var caCertPath: String?
     var insecure: Bool
+    /// `--pinnedpubkey`: the pins or the key file, checked.
+    var pinnedPublicKey: PinnedPublicKey?
+    /// `--crlfile`.
+    var crlPath: String?
+    /// `--cert-status`.
+    var requiresCertificateStatus: Bool
     var timeout: Double?
     /// `-x`: the proxy URL, as given (parsed by the library when the session is made).
     var proxy: String?
@@ -181,6 +187,12 @@ struct RequestPlan: Equatable {
         }
         caCertPath = options.caCert
         insecure = options.insecure
+        pinnedPublicKey = try Self.pinnedPublicKey(options.pinnedPublicKey, fileExists: fileExists)
+        if let path = options.crlFile, !fileExists(path) {
+            throw UsageError("--crlfile \(path): no such readable file")
+        }
+        crlPath = options.crlFile
+        requiresCertificateStatus = options.certStatus
 
         if let timeout = options.timeout {
             guard timeout > 0, timeout.isFinite else {
@@ -337,7 +349,8 @@ struct RequestPlan: Equatable {
             url: target, method: upload == nil ? method : uploadMethod,
             headers: headers.map { (name: $0.name, value: $0.value) }, removedHeaders: removedHeaders,
             content: upload?.content ?? content, followRedirects: followRedirects, maxRedirects: maxRedirects,
-            caCertPath: caCertPath, insecure: insecure, timeout: timeout, proxy: proxy, noProxy: noProxy,
+            caCertPath: caCertPath, insecure: insecure, pinnedPublicKey: pinnedPublicKey, crlPath: crlPath,
+            requiresCertificateStatus: requiresCertificateStatus, timeout: timeout, proxy: proxy, noProxy: noProxy,
             progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead,
             resumesOutputFile: resumesOutputFiles && outputFile != nil
         )
@@ -363,6 +376,30 @@ struct RequestPlan: Equatable {
     var isHead: Bool { method.uppercased() == "HEAD" }
 
     /// `http://` in front of a URL without a scheme, as curl does (`localhost:8080/x`).
+    /// `--pinnedpubkey`'s value, as curl reads it: `sha256//BASE64` pins separated by `;` (each the
+    /// base64 SHA-256 of a DER SubjectPublicKeyInfo, 32 bytes), or else the path of a PEM or DER
+    /// public-key file.
+    static func pinnedPublicKey(_ value: String?, fileExists: (String) -> Bool) throws(UsageError) -> PinnedPublicKey? {
+        guard let value else { return nil }
+        guard value.hasPrefix("sha256//") else {
+            guard fileExists(value) else {
+                throw UsageError("--pinnedpubkey \(value): neither sha256// pins nor a readable public-key file")
+            }
+            return .file(path: value)
+        }
+        var pins: [String] = []
+        for item in value.split(separator: ";", omittingEmptySubsequences: true) {
+            let pin = item.trimmingCharacters(in: .whitespaces)
+            guard pin.hasPrefix("sha256//"), let hash = Data(base64Encoded: String(pin.dropFirst("sha256//".count))),
+                hash.count == 32
+            else {
+                throw UsageError("--pinnedpubkey \(pin): expected sha256// and the base64 of a 32-byte SHA-256")
+            }
+            pins.append(String(pin.dropFirst("sha256//".count)))
+        }
+        return .sha256(base64: pins)
+    }
+
     static func withScheme(_ url: String) -> String {
         url.contains("://") ? url : "http://" + url
     }

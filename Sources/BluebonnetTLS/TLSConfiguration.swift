@@ -21,6 +21,11 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// Whether sessions are cached per (host, port) in the ``TLSContext`` and offered on the next
     /// connection to the same origin (RFC 8446 §2.2, RFC 5077). Default true.
     public var sessionResumption: Bool
+    /// Whether the client asks the server to staple an OCSP response to its certificate
+    /// (`status_request`, RFC 6066 §8); ``ServerTrust/stapledOCSPResponse`` then holds it. It is
+    /// not checked here: ``ServerTrust/stapledOCSPStatus()`` does. Default false; a session's
+    /// `ServerTrustManager` sets it for the hosts it evaluates.
+    public var requestsCertificateStatus = false
 
     /// A configuration with safe defaults: TLS 1.2–1.3, system roots, full verification, no client
     /// certificate, ALPN `http/1.1`, session resumption on.

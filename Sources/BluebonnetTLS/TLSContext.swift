@@ -55,6 +55,9 @@ public final class TLSContext: @unchecked Sendable {
         case .fullVerification, .noHostnameVerification: SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         }
         try loadTrustRoots(configuration.trustRoots)
+        if configuration.requestsCertificateStatus {
+            _ = cbluebonnet_SSL_CTX_set_tlsext_status_type(context, TLSEXT_STATUSTYPE_ocsp)
+        }
         if let identity = configuration.clientIdentity {
             try useIdentity(chain: identity.certificateChain, key: identity.privateKey)
         }

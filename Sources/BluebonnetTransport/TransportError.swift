@@ -13,7 +13,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         private enum Code: String, Hashable, Sendable {
             case dnsFailed, connectFailed, connectTimeout, tlsHandshakeTimeout, tls, io, connectionClosed
             case poolShutDown, poolWaitTimeout, tooManyWaiters, cancelled, invalidEndpoint, eventLoopShutDown
-            case proxyAuthenticationRequired, proxyRefused, proxyProtocolError, proxyTimeout
+            case proxyAuthenticationRequired, proxyRefused, proxyProtocolError, proxyTimeout, serverTrust
         }
 
         private let code: Code
@@ -63,6 +63,9 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let proxyProtocolError = Kind(.proxyProtocolError)
         /// The proxy did not answer `CONNECT` within ``ConnectTimeouts/connect``.
         public static let proxyTimeout = Kind(.proxyTimeout)
+        /// The endpoint's ``ServerTrustCheck`` rejected the server after the TLS handshake; the
+        /// evaluator's error is ``TransportError/serverTrustError``.
+        public static let serverTrust = Kind(.serverTrust)
 
         /// The kind's name, e.g. `connectTimeout`.
         public var description: String { code.rawValue }
@@ -100,11 +103,14 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     /// For ``Kind/proxyAuthenticationRequired`` and ``Kind/proxyRefused``: the status the proxy
     /// answered `CONNECT` with.
     public let proxyStatus: Int?
+    /// For ``Kind/serverTrust``: what the ``ServerTrustCheck`` threw.
+    public let serverTrustError: (any Error)?
 
     private init(
         _ kind: Kind, dns: DNSError? = nil, io: IOError? = nil, tls: TLSError? = nil, attempts: [Attempt] = [],
-        message: String = "", proxyStatus: Int? = nil
+        message: String = "", proxyStatus: Int? = nil, serverTrustError: (any Error)? = nil
     ) {
+        self.serverTrustError = serverTrustError
         self.kind = kind
         self.dnsError = dns
         self.ioError = io
@@ -114,8 +120,9 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         self.proxyStatus = proxyStatus
     }
 
-    /// The error of the layer below, if any: a `DNSError`, `IOError` or `TLSError`.
-    public var underlying: (any Error)? { dnsError ?? ioError ?? tlsError }
+    /// The error of the layer below, if any: a `DNSError`, `IOError` or `TLSError`, or what a
+    /// server-trust check threw.
+    public var underlying: (any Error)? { dnsError ?? ioError ?? tlsError ?? serverTrustError }
 
     /// Resolution failed.
     public static func dnsFailed(_ error: DNSError) -> TransportError { TransportError(.dnsFailed, dns: error) }
@@ -159,14 +166,20 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     public static func proxyProtocolError(_ message: String) -> TransportError {
         TransportError(.proxyProtocolError, message: message)
     }
+    /// The server-trust check rejected the server with `error`.
+    public static func serverTrust(_ error: any Error) -> TransportError {
+        TransportError(.serverTrust, message: "server trust evaluation failed", serverTrustError: error)
+    }
     /// The proxy did not answer `CONNECT` in time.
     public static let proxyTimeout = TransportError(.proxyTimeout, message: "no answer to CONNECT from the proxy")
 
-    /// Equal kinds and equal details (TLS errors compare by kind and message).
+    /// Equal kinds and equal details (TLS errors compare by kind and message, server-trust errors
+    /// by their descriptions).
     public static func == (lhs: TransportError, rhs: TransportError) -> Bool {
         lhs.kind == rhs.kind && lhs.dnsError == rhs.dnsError && lhs.ioError == rhs.ioError
             && lhs.tlsError?.kind == rhs.tlsError?.kind && lhs.tlsError?.message == rhs.tlsError?.message
             && lhs.attempts == rhs.attempts && lhs.message == rhs.message && lhs.proxyStatus == rhs.proxyStatus
+            && lhs.serverTrustError.map { String(describing: $0) } == rhs.serverTrustError.map { String(describing: $0) }
     }
 
     /// Hashes the kind and the lower layer's error code.
@@ -189,6 +202,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
             text += ": \(ioError)"
         }
         if !message.isEmpty { text += ": \(message)" }
+        if let serverTrustError { text += ": \(serverTrustError)" }
         return text
     }
 }

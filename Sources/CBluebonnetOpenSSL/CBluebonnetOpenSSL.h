@@ -11,5 +11,6 @@
 #include <openssl/pem.h>
 #include <openssl/evp.h>
 #include <openssl/bio.h>
+#include <openssl/ocsp.h>
 
 #endif

@@ -55,3 +55,31 @@ int cbluebonnet_ERR_GET_LIB(unsigned long code) {
 int cbluebonnet_ERR_GET_REASON(unsigned long code) {
     return ERR_GET_REASON(code);
 }
+
+STACK_OF(X509) *cbluebonnet_sk_X509_new_null(void) {
+    return sk_X509_new_null();
+}
+
+int cbluebonnet_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) {
+    return sk_X509_push(stack, cert);
+}
+
+void cbluebonnet_sk_X509_free(STACK_OF(X509) *stack) {
+    sk_X509_free(stack);
+}
+
+int cbluebonnet_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names) {
+    return sk_GENERAL_NAME_num(names);
+}
+
+GENERAL_NAME *cbluebonnet_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *names, int index) {
+    return sk_GENERAL_NAME_value(names, index);
+}
+
+long cbluebonnet_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) {
+    return SSL_CTX_set_tlsext_status_type(ctx, type);
+}
+
+long cbluebonnet_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **response) {
+    return SSL_get_tlsext_status_ocsp_resp(ssl, response);
+}

@@ -117,7 +117,7 @@ import Testing
     @Test func theErrorKindVocabularyIsStable() {
         #expect(FetchErrorKind.allCases.map(\.rawValue) == [
             "invalid_url", "dns", "connect", "tls", "timeout", "protocol", "redirect_limit", "redirect_rejected",
-            "too_large", "cancelled", "io", "other", "resume",
+            "too_large", "cancelled", "io", "other", "resume", "pinned_pubkey", "revocation",
         ])
     }
 

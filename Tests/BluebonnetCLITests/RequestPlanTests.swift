@@ -148,6 +148,10 @@ import Testing
         (["-d", "@missing"], "cannot read the file"),
         (["--data-binary", "@missing"], "cannot read the file"),
         (["--cacert", "missing.pem"], "no such readable file"),
+        (["--crlfile", "missing.crl"], "no such readable file"),
+        (["--pinnedpubkey", "missing.pem"], "neither sha256// pins nor a readable public-key file"),
+        (["--pinnedpubkey", "sha256//AAAA"], "base64 of a 32-byte SHA-256"),
+        (["--pinnedpubkey", "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=;sha1//x"], "expected sha256//"),
         (["--max-redirs", "-2"], "--max-redirs -2"),
         (["--timeout", "0"], "positive number of seconds"),
         (["--timeout", "-1"], "positive number of seconds"),
@@ -182,6 +186,26 @@ import Testing
         #expect(try self.plan(["-m", "2"]).timeout == 2)
         #expect(try self.plan(["--max-time", "3"]).timeout == 3)
         #expect(try self.plan(["--insecure"]).insecure)
+    }
+
+    @Test func pinnedPublicKeysAreCheckedAndCarried() throws {
+        let pins = "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=; sha256//+1h/kxggtEfvIimf83r7xQWex9zd4eWgSDlixE/W4h8="
+        let plan = try plan(["--pinnedpubkey", pins])
+        #expect(plan.pinnedPublicKey == .sha256(base64: [
+            "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "+1h/kxggtEfvIimf83r7xQWex9zd4eWgSDlixE/W4h8=",
+        ]))
+        #expect(plan.job(for: "https://h/", progress: nil).pinnedPublicKey == plan.pinnedPublicKey)
+        let file = try self.plan(["--pinnedpubkey", "key.pem"], files: ["key.pem": "PEM"])
+        #expect(file.pinnedPublicKey == .file(path: "key.pem"))
+        #expect(try self.plan([]).pinnedPublicKey == nil)
+    }
+
+    @Test func revocationOptionsAreCarried() throws {
+        let plan = try plan(["--crlfile", "ca.crl", "--cert-status"], files: ["ca.crl": "CRL"])
+        let job = plan.job(for: "https://h/", progress: nil)
+        #expect(job.crlPath == "ca.crl")
+        #expect(job.requiresCertificateStatus)
+        #expect(try self.plan([]).job(for: "https://h/", progress: nil).requiresCertificateStatus == false)
     }
 
     @Test func theJobCarriesThePlan() throws {

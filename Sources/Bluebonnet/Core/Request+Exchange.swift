@@ -57,7 +57,8 @@ extension Request {
             throw .invalidURL(url: request.url?.absoluteString ?? "")
         }
         let route = try ProxyRoute.route(request, to: direct, proxy: configuration.proxy)
-        let endpoint = route.endpoint
+        var endpoint = route.endpoint
+        if let manager = session.serverTrustManager { endpoint = try manager.applying(to: endpoint) }
 
         var headers = route.headers
         if let form = request.content.multipartFormData, !headers.contains(name: "Content-Type") {

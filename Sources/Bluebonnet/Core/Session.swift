@@ -34,6 +34,9 @@ public final class Session: Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// Decides about redirects, unless a request sets its own. Nil: follow (per the policy).
     public let redirectHandler: (any RedirectHandler)?
+    /// Which evaluator judges each host's server after the TLS handshake, or nil for the
+    /// ``SessionConfiguration/tls`` verification alone.
+    public let serverTrustManager: ServerTrustManager?
     /// Whether adding a response handler (or awaiting a value) starts the request. Default true.
     public let startRequestsImmediately: Bool
 
@@ -74,8 +77,8 @@ public final class Session: Sendable {
     }
 
     /// A session, with Alamofire's parameters in Alamofire's order (those with a meaning on
-    /// Bluebonnet's stack; see the migration guide for `delegate`, `requestSetup`,
-    /// `serverTrustManager` and `cachedResponseHandler`).
+    /// Bluebonnet's stack; see the migration guide for `delegate`, `requestSetup`
+    /// and `cachedResponseHandler`).
     ///
     /// - Parameters:
     ///   - configuration: timeouts, TLS, pool limits, default headers… (``SessionConfiguration``).
@@ -89,6 +92,8 @@ public final class Session: Sendable {
     ///   - serializationQueue: where responses are serialized (``serializationQueue``). Default
     ///     nil: where the request finishes.
     ///   - interceptor: adapts and retries every request. Default none.
+    ///   - serverTrustManager: evaluates servers after the TLS handshake, host by host
+    ///     (``ServerTrustManager``). Default nil: the configuration's TLS verification only.
     ///   - redirectHandler: decides about redirects. Default nil (follow per the policy).
     ///   - eventMonitors: told about every step of every request, in order, each on its own queue.
     ///     Default none.
@@ -101,6 +106,7 @@ public final class Session: Sendable {
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -112,6 +118,7 @@ public final class Session: Sendable {
         self.eventMonitor = CompositeEventMonitor(monitors: logging + eventMonitors)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
+        self.serverTrustManager = serverTrustManager
         self.startRequestsImmediately = startRequestsImmediately
         self.rootQueue = rootQueue
         self.requestQueue = requestQueue
@@ -145,7 +152,7 @@ public final class Session: Sendable {
     /// `Session(configuration:delegate:rootQueue:…)`: a snapshot of `configuration`
     /// (``URLSessionConfiguration/sessionConfiguration``) is taken now, so later changes to it do
     /// not reach this session. The other parameters are those of
-    /// ``init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_)``.
+    /// ``init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_,_)``.
     public convenience init(
         configuration: URLSessionConfiguration,
         rootQueue: DispatchQueue = DispatchQueue(label: "Bluebonnet.Session.rootQueue"),
@@ -153,6 +160,7 @@ public final class Session: Sendable {
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -161,7 +169,7 @@ public final class Session: Sendable {
             configuration: configuration.sessionConfiguration, rootQueue: rootQueue,
             startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
             serializationQueue: serializationQueue, interceptor: interceptor,
-            redirectHandler: redirectHandler, eventMonitors: eventMonitors, logger: logger)
+            serverTrustManager: serverTrustManager, redirectHandler: redirectHandler, eventMonitors: eventMonitors, logger: logger)
     }
 
     /// The session's configuration as Foundation's type (Alamofire's `sessionConfiguration`): a

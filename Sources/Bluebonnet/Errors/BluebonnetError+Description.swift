@@ -146,8 +146,14 @@ extension BluebonnetError.ServerTrustFailureReason {
             return "Default evaluation failed for host \(host)." + (error.map { " \(BluebonnetError.text(of: $0))" } ?? "")
         case let .hostValidationFailed(host): return "Host validation failed for host \(host)."
         case let .revocationCheckFailed(host): return "Revocation check failed for host \(host)."
-        case let .certificatePinningFailed(host): return "Certificate pinning failed for host \(host)."
-        case let .publicKeyPinningFailed(host): return "Public key pinning failed for host \(host)."
+        case let .trustEvaluationFailed(error):
+            return "SecTrust evaluation failed with error: \(error.map { BluebonnetError.text(of: $0) } ?? "None")"
+        case let .certificatePinningFailed(host, _, _, serverCertificates):
+            return "Certificate pinning failed for host \(host). The server's certificates: "
+                + serverCertificates.map { "\($0.subject) \($0.publicKey.pin)" }.joined(separator: ", ") + "."
+        case let .publicKeyPinningFailed(host, _, _, serverKeys):
+            return "Public key pinning failed for host \(host). The server's pins: "
+                + serverKeys.map(\.pin).joined(separator: ", ") + "."
         case let .customEvaluationFailed(error):
             return "Custom trust evaluation failed with error: \(BluebonnetError.text(of: error))"
         }

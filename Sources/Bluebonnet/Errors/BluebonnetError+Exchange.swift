@@ -12,6 +12,9 @@ extension BluebonnetError {
     /// - certificate verification of the server failed (chain, expiry, host name: a TLS error
     ///   with an `X509_V_ERR_*` result) → ``serverTrustEvaluationFailed(reason:)`` with
     ///   `.defaultEvaluationFailed(host:error:)`, whose error is the whole exchange error;
+    /// - the session's ``ServerTrustManager`` evaluator rejected the server → what it threw when
+    ///   that is a ``BluebonnetError``, else ``serverTrustEvaluationFailed(reason:)`` with
+    ///   `.customEvaluationFailed(error:)`;
     /// - anything else (DNS, connect, TLS handshake, I/O, timeouts, the peer breaking HTTP) →
     ///   ``sessionTaskFailed(error:)``.
     ///
@@ -22,6 +25,13 @@ extension BluebonnetError {
     init(exchangeFailure error: ExchangeError, head: RequestHead, endpoint: Endpoint) {
         if let encoderError = error.encoderError {
             self = .urlRequestValidationFailed(reason: .init(refused: encoderError, headers: head.headers, target: head.target))
+        } else if let transport = error.underlyingError as? TransportError, transport.kind == .serverTrust {
+            switch transport.serverTrustError {
+            case let rejection as BluebonnetError: self = rejection
+            case let tls as TLSError: self = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: tls))
+            case let other?: self = .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: other))
+            case nil: self = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: nil))
+            }
         } else if let tls = (error.underlyingError as? TransportError)?.tlsError, Self.isTrustFailure(tls) {
             let host = endpoint.tls != nil ? endpoint.effectiveServerName : endpoint.proxy?.host
             self = .serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host ?? "", error: error))

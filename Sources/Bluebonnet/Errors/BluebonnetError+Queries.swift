@@ -276,6 +276,7 @@ extension BluebonnetError.ServerTrustFailureReason {
     var underlyingError: (any Error)? {
         switch self {
         case let .defaultEvaluationFailed(_, error): return error
+        case let .trustEvaluationFailed(error): return error
         case let .customEvaluationFailed(error): return error
         default: return nil
         }

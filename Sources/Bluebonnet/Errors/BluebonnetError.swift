@@ -202,25 +202,40 @@ public enum BluebonnetError: Error {
         case invalidRequestHead(RequestEncoderError)
     }
 
-    /// Why server trust evaluation failed.
+    /// Why server trust evaluation failed: Alamofire's reasons, with ``ServerTrust``,
+    /// ``Certificate`` and ``PublicKey`` where Alamofire has `SecTrust`, `SecCertificate` and
+    /// `SecKey`.
+    ///
+    /// `defaultEvaluationFailed` and `hostValidationFailed` carry the host and OpenSSL's error
+    /// instead of Alamofire's `Output` (`SecTrust`, `OSStatus`, `SecTrustResultType`, which have
+    /// no Linux counterpart); Alamofire's `policyApplicationFailed`,
+    /// `settingAnchorCertificatesFailed` and `revocationPolicyCreationFailed` name Security
+    /// framework calls Bluebonnet does not make.
     public enum ServerTrustFailureReason: Sendable {
-        /// The session requires an evaluator for every host and has none for `host`.
+        /// The ``ServerTrustManager`` requires an evaluator for every host and has none for `host`.
         case noRequiredEvaluator(host: String)
-        /// The peer sent no certificates.
+        /// No certificates were given to a certificate-pinning evaluator, or the peer sent none.
         case noCertificatesFound
-        /// No public keys could be read from the certificates.
+        /// No public keys were given to a public-key-pinning evaluator.
         case noPublicKeysFound
-        /// Chain or expiry validation against the trust roots failed.
+        /// Verification failed outside the default or host validation (the ``ServerTrust``
+        /// could not be built, or an anchor could not be loaded); `error` is the `TLSError`.
+        case trustEvaluationFailed(error: (any Error)?)
+        /// Chain or expiry validation against the trust roots failed; `error` is the TLS error
+        /// (its `kind` says which check failed, `verifyResult` has OpenSSL's `X509_V_ERR_*` code).
         case defaultEvaluationFailed(host: String, error: (any Error)?)
-        /// The certificate does not match `host` (RFC 9525).
+        /// The leaf certificate does not name `host` (RFC 9525).
         case hostValidationFailed(host: String)
         /// Revocation checking failed or a certificate is revoked.
         case revocationCheckFailed(host: String)
-        /// No certificate in the chain matched the pinned certificates.
-        case certificatePinningFailed(host: String)
-        /// No public key in the chain matched the pinned keys.
-        case publicKeyPinningFailed(host: String)
-        /// A custom evaluator threw.
+        /// No certificate the server sent is one of the pinned certificates.
+        /// `serverCertificates` are the server's, so the pins can be corrected.
+        case certificatePinningFailed(
+            host: String, trust: ServerTrust, pinnedCertificates: [Certificate], serverCertificates: [Certificate])
+        /// No public key in the server's chain is one of the pinned keys. `serverKeys` are the
+        /// server's (the error's description lists their `sha256/…` pins).
+        case publicKeyPinningFailed(host: String, trust: ServerTrust, pinnedKeys: [PublicKey], serverKeys: [PublicKey])
+        /// A custom evaluator threw an error that is not a ``BluebonnetError``.
         case customEvaluationFailed(error: any Error)
     }
 

@@ -34,7 +34,7 @@ import FoundationEssentials
 /// adds ``request(_:didDecideRetry:dueTo:)`` (asked after every failure when a retrier exists) and
 /// ``requestIsRetrying(_:)``, and runs the pipeline from adaptation again, with a new task.
 ///
-/// Monitors are given to ``Session/init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_)``
+/// Monitors are given to ``Session/init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_,_)``
 /// (they see every request) and to `Session.request(…, eventMonitors:)` (they see that request,
 /// after the session's).
 public protocol EventMonitor: Sendable {

@@ -79,7 +79,8 @@ public enum Connector {
             let (configuration, serverName, tlsPort) = wanted
             do {
                 tls = ConnectOperation.TLSPlan(
-                    context: try TLSContextCache.shared.context(for: configuration), serverName: serverName, port: tlsPort)
+                    context: try TLSContextCache.shared.context(for: configuration), serverName: serverName, port: tlsPort,
+                    trustCheck: endpoint.tls != nil ? endpoint.serverTrustCheck : nil)
             } catch {
                 throw .tls(error)
             }
@@ -145,6 +146,8 @@ final class ConnectOperation: @unchecked Sendable {
         var context: TLSContext
         var serverName: String
         var port: Int
+        /// The evaluation of the origin's certificates after the handshake, if any.
+        var trustCheck: ServerTrustCheck?
     }
 
     private struct Outcome {
@@ -546,6 +549,16 @@ final class ConnectOperation: @unchecked Sendable {
 
     private func handshakeDone() {
         metrics.tlsEnd = .now
+        if let check = tls?.trustCheck, let engine {
+            // Before the connection exists: a rejected server never sees a request byte.
+            do {
+                guard let trust = engine.serverTrust else { throw TLSError.noServerTrust }
+                try check.evaluate(trust)
+            } catch {
+                finish(.failure(.serverTrust(error)))
+                return
+            }
+        }
         if let handshakeRegistration { try? loop.deregister(handshakeRegistration) }
         handshakeRegistration = nil
         guard let socket = handshakeSocket.take() else {

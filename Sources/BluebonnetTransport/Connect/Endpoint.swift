@@ -25,6 +25,9 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     /// `host:port` (see ``ProxyTunnel``), then runs TLS with the origin through it — SNI and
     /// verification against ``effectiveServerName``, the origin, never the proxy.
     public var proxy: Proxy.Server?
+    /// The server-trust evaluation to run after the TLS handshake with the origin (never with an
+    /// `https://` proxy), or nil for none. Part of the ``poolKey``. Default nil.
+    public var serverTrustCheck: ServerTrustCheck?
 
     /// An endpoint of `kind`, plain unless `tls` is given, direct unless `proxy` is given.
     public init(kind: Kind, tls: TLSConfiguration? = nil, serverName: String? = nil, proxy: Proxy.Server? = nil) {
@@ -66,10 +69,10 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     /// The pool key for connections to this endpoint: scheme (`http`, `https`, `http+unix`,
     /// `https+unix`), host (ASCII-lowercased by ``PoolKey``) or socket path, port, and the identity
     /// of the TLS configuration together with the server name (connections that verified another
-    /// name are not interchangeable), and the proxy (``Proxy/Server/poolKey``): the same origin
+    /// name are not interchangeable) and the ``serverTrustCheck``'s policy, and the proxy (``Proxy/Server/poolKey``): the same origin
     /// direct and through a proxy, or through two proxies, never shares connections.
     public var poolKey: PoolKey {
-        let identity = tls.map { PoolKey.Identity(TLSIdentity(configuration: $0, serverName: serverName)) }
+        let identity = tls.map { PoolKey.Identity(TLSIdentity(configuration: $0, serverName: serverName, trust: serverTrustCheck)) }
         switch kind {
         case .tcp(let host, let port):
             return PoolKey(
@@ -84,8 +87,12 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     private struct TLSIdentity: Hashable, Sendable, CustomStringConvertible {
         var configuration: TLSConfiguration
         var serverName: String?
+        var trust: ServerTrustCheck?
 
-        var description: String { serverName.map { "TLS(\($0))" } ?? "TLS" }
+        var description: String {
+            let name = serverName.map { "TLS(\($0))" } ?? "TLS"
+            return trust.map { "\(name) \($0)" } ?? name
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 #include <openssl/x509.h>
 #include <openssl/bio.h>
 #include <stdint.h>
+#include <openssl/x509v3.h>
 
 // One prefixed function per OpenSSL macro or inline function that Swift cannot import.
 // No logic: each body is the macro it names.
@@ -38,5 +39,21 @@ X509 *cbluebonnet_sk_X509_value(const STACK_OF(X509) *stack, int index);
 int cbluebonnet_ERR_GET_LIB(unsigned long code);
 /// Why: `ERR_GET_REASON` is a static inline function.
 int cbluebonnet_ERR_GET_REASON(unsigned long code);
+
+/// Why: `sk_X509_new_null` is a macro over `OPENSSL_sk_new_null` (server trust's untrusted stack).
+STACK_OF(X509) *cbluebonnet_sk_X509_new_null(void);
+/// Why: `sk_X509_push` is a macro over `OPENSSL_sk_push` (takes no reference).
+int cbluebonnet_sk_X509_push(STACK_OF(X509) *stack, X509 *cert);
+/// Why: `sk_X509_free` is a macro over `OPENSSL_sk_free` (frees the stack, not the certificates).
+void cbluebonnet_sk_X509_free(STACK_OF(X509) *stack);
+/// Why: `sk_GENERAL_NAME_num` is a macro over `OPENSSL_sk_num` (subjectAltName entries).
+int cbluebonnet_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names);
+/// Why: `sk_GENERAL_NAME_value` is a macro over `OPENSSL_sk_value`.
+GENERAL_NAME *cbluebonnet_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *names, int index);
+
+/// Why: `SSL_CTX_set_tlsext_status_type` is a macro over `SSL_CTX_ctrl` (ask for a stapled OCSP response).
+long cbluebonnet_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type);
+/// Why: `SSL_get_tlsext_status_ocsp_resp` is a macro over `SSL_ctrl` (the stapled OCSP response).
+long cbluebonnet_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **response);
 
 #endif

@@ -1,0 +1,116 @@
+import BluebonnetTLS
+import FoundationEssentials
+
+/// The peer's certificates and the trust roots, as server-trust evaluators read them (Alamofire's
+/// `SecTrust`); see `ServerTrust`.
+public typealias ServerTrust = BluebonnetTLS.ServerTrust
+/// An X.509 certificate as a value (Alamofire's `SecCertificate`); see `Certificate`.
+public typealias Certificate = BluebonnetTLS.Certificate
+/// A public key as pinning compares it, by the SHA-256 of its SubjectPublicKeyInfo (Alamofire's
+/// `SecKey`); see `PublicKey`.
+public typealias PublicKey = BluebonnetTLS.PublicKey
+
+extension ServerTrust {
+    /// Validates the chain against the trust roots without checking the host name (Alamofire's
+    /// `trust.af.performDefaultValidation(forHost:)`).
+    ///
+    /// - Parameter host: used in the error only.
+    /// - Throws: ``BluebonnetError/serverTrustEvaluationFailed(reason:)`` with
+    ///   `.defaultEvaluationFailed(host:error:)`, whose error is the `TLSError`.
+    public func performDefaultValidation(forHost host: String) throws {
+        do {
+            _ = try validatedChain(forHost: nil)
+        } catch {
+            throw BluebonnetError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
+        }
+    }
+
+    /// Validates the chain against the trust roots and that the leaf names `host` (Alamofire's
+    /// `trust.af.performValidation(forHost:)`).
+    ///
+    /// - Throws: ``BluebonnetError/serverTrustEvaluationFailed(reason:)`` with
+    ///   `.hostValidationFailed(host:)` when only the name does not match, else
+    ///   `.defaultEvaluationFailed(host:error:)`.
+    public func performValidation(forHost host: String) throws {
+        do {
+            _ = try validatedChain(forHost: host)
+        } catch where error.kind == .hostnameMismatch {
+            throw BluebonnetError.serverTrustEvaluationFailed(reason: .hostValidationFailed(host: host))
+        } catch {
+            throw BluebonnetError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
+        }
+    }
+}
+
+extension Certificate {
+    /// Every certificate in the files of `directory` whose names end in `.cer`, `.crt`, `.der` or
+    /// `.pem` (any case), in file-name order: the Linux counterpart of Alamofire's
+    /// `Bundle.main.af.certificates`.
+    ///
+    /// - Throws: a `CocoaError` when the directory cannot be listed, a `TLSError` when one of
+    ///   those files holds no certificate.
+    public static func certificates(inDirectory directory: URL) throws -> [Certificate] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))
+        let extensions: Set<String> = ["cer", "crt", "der", "pem"]
+        return try names.sorted().filter { name in
+            guard let dot = name.lastIndex(of: ".") else { return false }
+            return extensions.contains(name[name.index(after: dot)...].lowercased())
+        }.flatMap { name in
+            try certificates(atPath: directory.appending(path: name).path(percentEncoded: false))
+        }
+    }
+
+    /// Every certificate in `data`, PEM or DER (see `Certificate/certificates(from:)-(_)`).
+    ///
+    /// - Throws: `TLSError` when `data` holds no certificate.
+    public static func certificates(from data: Data) throws -> [Certificate] {
+        try certificates(from: [UInt8](data))
+    }
+}
+
+extension ServerTrust: AlamofireExtended {}
+extension Certificate: AlamofireExtended {}
+
+extension AlamofireExtension where ExtendedType == ServerTrust {
+    /// Alamofire's `trust.af.performDefaultValidation(forHost:)`: `performDefaultValidation(forHost:)`.
+    ///
+    /// - Throws: see `performDefaultValidation(forHost:)`.
+    public func performDefaultValidation(forHost host: String) throws {
+        try type.performDefaultValidation(forHost: host)
+    }
+
+    /// Alamofire's `trust.af.performValidation(forHost:)`: `performValidation(forHost:)`.
+    ///
+    /// - Throws: see `performValidation(forHost:)`.
+    public func performValidation(forHost host: String) throws {
+        try type.performValidation(forHost: host)
+    }
+
+    /// The certificates the server sent, leaf first.
+    public var certificates: [Certificate] { type.certificates }
+
+    /// The DER encodings of ``certificates``.
+    public var certificateData: [Data] { type.certificates.map { Data($0.der) } }
+
+    /// The public keys of ``certificates``.
+    public var publicKeys: [PublicKey] { type.publicKeys }
+}
+
+extension AlamofireExtension where ExtendedType == Certificate {
+    /// The certificate's DER encoding (Alamofire's `SecCertificate.af` has no such member; its
+    /// `[SecCertificate].af.data` does).
+    public var data: Data { Data(type.der) }
+
+    /// The certificate's public key (never nil here; optional as Alamofire's).
+    public var publicKey: PublicKey? { type.publicKey }
+}
+
+extension Array: AlamofireExtended {}
+
+extension AlamofireExtension where ExtendedType == [Certificate] {
+    /// The DER encodings of the certificates.
+    public var data: [Data] { type.map { Data($0.der) } }
+
+    /// The public keys of the certificates.
+    public var publicKeys: [PublicKey] { type.map(\.publicKey) }
+}
