@@ -162,6 +162,15 @@ struct ServerTrustEvaluatorTests {
         #expect(Self.outcome(Self.reason { try PublicKeysTrustEvaluator(keys: []).evaluate(trust, forHost: "localhost") }) == .noKeys)
     }
 
+    /// The defaults read the certificates beside the executable (the test bundle's build folder,
+    /// which holds none), so they fail closed instead of trusting without a pin.
+    @Test func theBundledDefaultsFailClosedWithoutCertificatesBesideTheExecutable() throws {
+        #expect(Certificate.bundled.isEmpty)
+        let trust = try Self.trust("localhost.pem")
+        #expect(Self.outcome(Self.reason { try PinnedCertificatesTrustEvaluator().evaluate(trust, forHost: "localhost") }) == .noCertificates)
+        #expect(Self.outcome(Self.reason { try PublicKeysTrustEvaluator().evaluate(trust, forHost: "localhost") }) == .noKeys)
+    }
+
     @Test func compositeStopsAtTheFirstRefusalAndDisabledAcceptsAnything() throws {
         let good = try Self.trust("localhost.pem")
         let selfSigned = try Self.trust("selfsigned.pem", intermediate: false)

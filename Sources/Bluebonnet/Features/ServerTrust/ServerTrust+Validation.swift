@@ -60,6 +60,17 @@ extension Certificate {
         }
     }
 
+    /// Every certificate beside the running executable (the files of `/proc/self/exe`'s
+    /// directory, as ``certificates(inDirectory:)`` reads them): what Alamofire's
+    /// `Bundle.main.af.certificates` is, the default of ``PinnedCertificatesTrustEvaluator`` and
+    /// ``PublicKeysTrustEvaluator``. Empty when the directory cannot be read or one of its
+    /// certificate files does not parse, so an evaluator made with this default fails closed
+    /// (`noCertificatesFound`, `noPublicKeysFound`) rather than trusting without a pin.
+    public static var bundled: [Certificate] {
+        let executable = URL(filePath: "/proc/self/exe").resolvingSymlinksInPath()
+        return (try? certificates(inDirectory: executable.deletingLastPathComponent())) ?? []
+    }
+
     /// Every certificate in `data`, PEM or DER (see `Certificate/certificates(from:)-(_)`).
     ///
     /// - Throws: `TLSError` when `data` holds no certificate.

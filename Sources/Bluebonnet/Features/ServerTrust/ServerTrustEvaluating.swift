@@ -47,8 +47,9 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
 
     /// An evaluator pinning `certificates`.
     ///
-    /// Alamofire's default for `certificates` is every certificate in the app bundle; Linux has
-    /// no bundle, so give them (`Certificate/certificates(inDirectory:)` reads a folder).
+    /// The default for `certificates` is ``Certificate/bundled``: every certificate file beside
+    /// the executable, as Alamofire's is every certificate in the app bundle. Give them yourself
+    /// from elsewhere (`Certificate/certificates(inDirectory:)` reads a folder).
     ///
     /// - Parameters:
     ///   - certificates: the pinned certificates, leaf, intermediate or root.
@@ -59,7 +60,8 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     ///   - validateHost: check that the leaf names the host too. Default true.
     /// - Warning: `acceptSelfSignedCertificates` should be false in production.
     public init(
-        certificates: [Certificate], acceptSelfSignedCertificates: Bool = false, performDefaultValidation: Bool = true,
+        certificates: [Certificate] = Certificate.bundled, acceptSelfSignedCertificates: Bool = false,
+        performDefaultValidation: Bool = true,
         validateHost: Bool = true
     ) {
         self.certificates = certificates
@@ -107,15 +109,19 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
 
     /// An evaluator pinning `keys`.
     ///
-    /// Alamofire's default for `keys` is the keys of every certificate in the app bundle; Linux has
-    /// no bundle, so give them: from certificates (`certificates.map(\.publicKey)`) or from pins
+    /// The default for `keys` is the keys of ``Certificate/bundled`` (every certificate file
+    /// beside the executable), as Alamofire's is the keys of the app bundle's certificates. Give
+    /// them yourself from certificates (`certificates.map(\.publicKey)`) or from pins
     /// (``PublicKeysTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``).
     ///
     /// - Parameters:
     ///   - keys: the pinned keys.
     ///   - performDefaultValidation: validate the chain too. Default true.
     ///   - validateHost: check that the leaf names the host too. Default true.
-    public init(keys: [PublicKey], performDefaultValidation: Bool = true, validateHost: Bool = true) {
+    public init(
+        keys: [PublicKey] = Certificate.bundled.map(\.publicKey), performDefaultValidation: Bool = true,
+        validateHost: Bool = true
+    ) {
         self.keys = keys
         self.performDefaultValidation = performDefaultValidation
         self.validateHost = validateHost
@@ -192,7 +198,8 @@ extension ServerTrustEvaluating where Self == DefaultTrustEvaluator {
 extension ServerTrustEvaluating where Self == PinnedCertificatesTrustEvaluator {
     /// A ``PinnedCertificatesTrustEvaluator`` (see its initialiser).
     public static func pinnedCertificates(
-        certificates: [Certificate], acceptSelfSignedCertificates: Bool = false, performDefaultValidation: Bool = true,
+        certificates: [Certificate] = Certificate.bundled, acceptSelfSignedCertificates: Bool = false,
+        performDefaultValidation: Bool = true,
         validateHost: Bool = true
     ) -> PinnedCertificatesTrustEvaluator {
         PinnedCertificatesTrustEvaluator(
