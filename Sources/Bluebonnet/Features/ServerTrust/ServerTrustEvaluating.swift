@@ -47,7 +47,7 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
 
     /// An evaluator pinning `certificates`.
     ///
-    /// The default for `certificates` is ``Certificate/bundled``: every certificate file beside
+    /// The default for `certificates` is `Certificate.bundled`: every certificate file beside
     /// the executable, as Alamofire's is every certificate in the app bundle. Give them yourself
     /// from elsewhere (`Certificate/certificates(inDirectory:)` reads a folder).
     ///
@@ -109,7 +109,7 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
 
     /// An evaluator pinning `keys`.
     ///
-    /// The default for `keys` is the keys of ``Certificate/bundled`` (every certificate file
+    /// The default for `keys` is the keys of `Certificate.bundled` (every certificate file
     /// beside the executable), as Alamofire's is the keys of the app bundle's certificates. Give
     /// them yourself from certificates (`certificates.map(\.publicKey)`) or from pins
     /// (``PublicKeysTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``).
