@@ -60,3 +60,12 @@ extension DownloadRequest {
         validate { request, response, fileURL in validation(request, response, fileURL, fileURL) }
     }
 }
+
+/// Alamofire 4's `ServerTrustPolicyManager`: ``ServerTrustManager``, subclassed the same way.
+@available(*, deprecated, renamed: "ServerTrustManager")
+public typealias ServerTrustPolicyManager = ServerTrustManager
+
+/// Alamofire 4's `ServerTrustPolicy`, the policy a manager returned for a host: Alamofire 5's
+/// (and Bluebonnet's) evaluators, any ``ServerTrustEvaluating``.
+@available(*, deprecated, message: "Return an evaluator: DefaultTrustEvaluator, PinnedCertificatesTrustEvaluator, PublicKeysTrustEvaluator…")
+public typealias ServerTrustPolicy = any ServerTrustEvaluating

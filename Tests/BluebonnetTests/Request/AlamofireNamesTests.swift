@@ -49,4 +49,21 @@ import Bluebonnet
         #expect(response.temporaryURL == file)
         #expect(response.destinationURL == file)
     }
+
+    /// Alamofire 4's manager subclass with wildcard matching, as the documents show it.
+    @available(*, deprecated)
+    final class WildcardManager: ServerTrustPolicyManager, @unchecked Sendable {
+        // Unchecked: adds no state to the manager, whose own state is immutable.
+        override func serverTrustEvaluator(forHost host: String) -> (any ServerTrustEvaluating)? {
+            var policy: ServerTrustPolicy?
+            if host.hasSuffix(".example.com") { policy = DefaultTrustEvaluator() }
+            return policy
+        }
+    }
+
+    @Test @available(*, deprecated) func alamofire4sPolicyManagerSubclassMatchesByItsOwnRule() throws {
+        let manager = WildcardManager(evaluators: [:])
+        #expect(manager.serverTrustEvaluator(forHost: "api.example.com") is DefaultTrustEvaluator)
+        #expect(manager.serverTrustEvaluator(forHost: "example.org") == nil)
+    }
 }
