@@ -369,11 +369,12 @@ import Testing
     @Test func failuresHaveStableKindsAndExitOne() async throws {
         try await withTestServer(.faultServer) { server in
             let base = server.baseURL.absoluteString
-            let closedPort = try Self.closedLoopbackPort()
-            let run = try await CLIBinary.run([
+            // A port bound and never listening for the whole run: no test server started
+            // meanwhile can take it, so it refuses.
+            let run = try await TestServer.withRefusingLoopbackPort { closedPort in try await CLIBinary.run([
                 "--json", "--timeout", "1", "\(base)/ok", "\(base)/garbage", "http://127.0.0.1:\(closedPort)/",
                 "\(base)/stall-head", "\(base)/close-mid-body?size=1000&after=100", "\(base)/ok?size=1",
-            ])
+            ]) }
             #expect(run.status == 1, "\(run)")
             let lines = run.jsonLines
             #expect(lines.map { $0["status"] as? Int } == [200, nil, nil, nil, nil, 200], "\(run)")
@@ -480,13 +481,5 @@ import Testing
             target = "/redirect?to=\(escaped(target))"
         }
         return base + target
-    }
-
-    /// A loopback port nothing listens on: bound, then closed.
-    static func closedLoopbackPort() throws -> Int {
-        let server = try TestServer.start(.faultServer)
-        let port = server.port
-        server.stop()
-        return port
     }
 }

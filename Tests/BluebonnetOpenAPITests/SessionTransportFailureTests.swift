@@ -14,22 +14,22 @@ struct SessionTransportFailureTests {
     }
 
     @Test func aRefusedConnectionIsARequestFailure() async throws {
-        // A port the OS gave the fault server, which is stopped again: nothing listens there.
-        let closed = try TestServer.start(.faultServer)
-        let port = closed.port
-        closed.stop()
-        let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        try await withClient(base) { harness in
-            let error = await #expect(throws: ClientError.self) {
-                _ = try await harness.client.download(query: .init(size: 10))
+        // A port bound and never listening while the test runs: no test server started
+        // meanwhile can take it (a stopped server's port could be), so a connect is refused.
+        try await TestServer.withRefusingLoopbackPort { port in
+            let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            try await withClient(base) { harness in
+                let error = await #expect(throws: ClientError.self) {
+                    _ = try await harness.client.download(query: .init(size: 10))
+                }
+                #expect(error?.operationID == "download")
+                let transport = try #require(error.flatMap(transportError))
+                #expect(transport.kind == .requestFailed)
+                #expect(transport.operationID == "download")
+                #expect(transport.url?.absoluteString == "http://127.0.0.1:\(port)/ok?size=10")
+                #expect(transport.underlyingError.networkErrorKind == .connectionRefused, "\(transport)")
+                #expect(!transport.isCancellation)
             }
-            #expect(error?.operationID == "download")
-            let transport = try #require(error.flatMap(transportError))
-            #expect(transport.kind == .requestFailed)
-            #expect(transport.operationID == "download")
-            #expect(transport.url?.absoluteString == "http://127.0.0.1:\(port)/ok?size=10")
-            #expect(transport.underlyingError.networkErrorKind == .connectionRefused, "\(transport)")
-            #expect(!transport.isCancellation)
         }
     }
 
