@@ -91,8 +91,10 @@ struct SessionMetricsTests {
     @Test func aRefusedConnectionHasAnErrorTypeAndNoStatusAndCountsAsAConnectFailure() async throws {
         let recorder = RecordingMetricsFactory()
         let session = Self.session(recorder)
-        let port = try TestServer.freeLoopbackPort()
-        let result = await session.request("http://127.0.0.1:\(port)/ok").serializingData().result
+        // Bound and never listening while the request runs, so no server can take the port.
+        let (port, result) = try await TestServer.withRefusingLoopbackPort { port in
+            (port, await session.request("http://127.0.0.1:\(port)/ok").serializingData().result)
+        }
         #expect(result.failure?.networkErrorKind == .connectionRefused)
         let expected = ["http.request.method": "GET", "server.address": "127.0.0.1", "server.port": String(port), "url.scheme": "http", "error.type": "connectFailed"]
         #expect(recorder.metric("http.client.request.duration", expected)?.values.count == 1, "\(recorder.metrics("http.client.request.duration").map(\.dimensions))")

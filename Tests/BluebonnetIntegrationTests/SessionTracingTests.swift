@@ -128,8 +128,10 @@ struct SessionTracingTests {
     @Test func aRefusedConnectionEndsTheSpanWithItsErrorType() async throws {
         let tracer = RecordingTracer()
         let session = Self.session(tracer)
-        let port = try TestServer.freeLoopbackPort()
-        _ = await session.request("http://127.0.0.1:\(port)/").serializingData().result
+        // Bound and never listening while the request runs, so no server can take the port.
+        try await TestServer.withRefusingLoopbackPort { port in
+            _ = await session.request("http://127.0.0.1:\(port)/").serializingData().result
+        }
         let span = try Self.onlySpan(tracer)
         #expect(span.attributes.get("error.type") == "connectFailed")
         #expect(span.attributes.get("http.response.status_code") == nil)
