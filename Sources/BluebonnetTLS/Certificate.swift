@@ -3,9 +3,12 @@ internal import CBluebonnetOpenSSLShims
 
 /// An X.509 certificate as a value: its DER encoding and the fields server-trust evaluation reads.
 ///
-/// The fields are parsed once, when the value is made. Two certificates are equal when their DER
-/// encodings are (Alamofire compares `SecCertificate` data the same way when pinning).
+/// The fields are parsed once, when the value is made, and the decoded certificate is kept for
+/// verification (decoding is the expensive part with OpenSSL 3). Two certificates are equal when
+/// their DER encodings are (Alamofire compares `SecCertificate` data the same way when pinning).
 public struct Certificate: Sendable, Hashable, CustomStringConvertible {
+    /// The decoded certificate, shared by copies; verification uses it instead of decoding `der`.
+    let owner: X509Owner
     /// The certificate's DER encoding.
     public let der: [UInt8]
     /// The subject name, one line (`/O=Example/CN=example.com`).
@@ -34,6 +37,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     init(_ owner: X509Owner) {
+        self.owner = owner
         let fields = owner.withUnsafeX509 { x509 in Self.fields(of: x509) }
         der = owner.der
         subject = fields.subject
@@ -72,6 +76,12 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// The subject and the SPKI pin.
     public var description: String { "Certificate(\(subject), \(publicKey.pin))" }
+
+    /// Equal DER encodings.
+    public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }
+
+    /// Hashes the DER encoding.
+    public func hash(into hasher: inout Hasher) { hasher.combine(der) }
 
     private static func looksLikePEM(_ data: [UInt8]) -> Bool {
         let marker = Array("-----BEGIN".utf8)

@@ -5,11 +5,22 @@ internal import CBluebonnetOpenSSLShims
 // The pointer is handed out only inside `withUnsafe…` scopes.
 
 /// Owns one `X509` reference.
-final class X509Owner {
+///
+/// `@unchecked Sendable`: the `X509` is never modified through this owner after it is made;
+/// OpenSSL guards the caches it fills lazily inside an `X509` (extensions, during verification)
+/// with the object's own lock, so owners are shared between threads read-only.
+final class X509Owner: @unchecked Sendable {
     private let pointer: OpaquePointer
 
     /// Takes over one reference the caller already holds (e.g. from `PEM_read_bio_X509`).
     init(taking pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// Shares a certificate someone else owns (a verified chain's, a connection's), taking a
+    /// reference of its own: no decoding.
+    init(retaining pointer: OpaquePointer) {
+        X509_up_ref(pointer)
+        self.pointer = pointer
+    }
 
     deinit { X509_free(pointer) }
 

@@ -62,6 +62,20 @@ public struct ServerTrust: Sendable {
         try store.verify(certificates, host: host.map(HostnameVerifier.normalize))
     }
 
+    /// Whether the leaf names `host` (a DNS or IP `subjectAltName`, never the subject CN), by the
+    /// rules ``validatedChain(forHost:)`` applies, without verifying the chain again: for
+    /// evaluators that validated the chain already.
+    public func leafNames(_ host: String) -> Bool {
+        guard let leaf = certificates.first else { return false }
+        let normalized = HostnameVerifier.normalize(host)
+        return leaf.owner.withUnsafeX509 { x509 in
+            OpenSSLErrorQueue.clear()
+            defer { OpenSSLErrorQueue.clear() }
+            if IPAddress.parse(normalized) != nil { return X509_check_ip_asc(x509, normalized, 0) == 1 }
+            return X509_check_host(x509, normalized, 0, OpenSSLHostnameCheck.flags, nil) == 1
+        }
+    }
+
     /// The same certificates judged against `anchors` alone, instead of the trust roots (what
     /// Alamofire's `acceptSelfSignedCertificates` does with `SecTrustSetAnchorCertificates`).
     ///
@@ -142,11 +156,9 @@ final class TrustStore: @unchecked Sendable {
         guard let first = certificates.first else {
             throw TLSError(.badCertificate, "the server sent no certificate")
         }
-        let leaf = try OpenSSLLoader.certificates(.der(first.der))[0]
-        var intermediates: [X509Owner] = []
-        for certificate in certificates.dropFirst() {
-            intermediates.append(try OpenSSLLoader.certificates(.der(certificate.der))[0])
-        }
+        // The certificates keep their decoded X509s: nothing is decoded again here.
+        let leaf = first.owner
+        let intermediates = certificates.dropFirst().map(\.owner)
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         guard let untrusted = cbluebonnet_sk_X509_new_null(), let context = X509_STORE_CTX_new() else {
@@ -185,9 +197,14 @@ final class TrustStore: @unchecked Sendable {
                         verifyResult: code, verifyResultDescription: text))
             }
             guard let chain = X509_STORE_CTX_get0_chain(context) else { return .success([]) }
+            // The chain's members are the given certificates' X509s and the store's: reuse the
+            // given values, and describe only the others (the root from the store) anew.
             return .success(
                 (0..<cbluebonnet_sk_X509_num(chain)).compactMap { index in
-                    cbluebonnet_sk_X509_value(chain, index).flatMap { try? Certificate(derEncoded: X509Owner.der(of: $0)) }
+                    cbluebonnet_sk_X509_value(chain, index).map { member in
+                        certificates.first { $0.owner.withUnsafeX509 { $0 == member } }
+                            ?? Certificate(X509Owner(retaining: member))
+                    }
                 })
         }
         return try outcome.get()
@@ -202,18 +219,19 @@ extension TLSEngine {
     /// carries), so evaluation never depends on whether OpenSSL verified them during the handshake.
     public var serverTrust: ServerTrust? {
         guard isHandshakeComplete else { return nil }
-        let ders: [[UInt8]] = withUnsafeSSL { ssl in
+        // The connection's own decoded certificates, shared (no DER round trip: decoding is what
+        // costs with OpenSSL 3).
+        let certificates: [Certificate] = withUnsafeSSL { ssl in
             guard let leaf = SSL_get1_peer_certificate(ssl) else { return [] }
-            defer { X509_free(leaf) }
-            let leafDER = X509Owner.der(of: leaf)
-            var chain: [[UInt8]] = []
+            let leafOwner = X509Owner(taking: leaf)
+            var chain: [X509Owner] = []
             if let sent = SSL_get_peer_cert_chain(ssl) {
                 chain = (0..<cbluebonnet_sk_X509_num(sent)).compactMap { index in
-                    cbluebonnet_sk_X509_value(sent, index).map(X509Owner.der(of:))
+                    cbluebonnet_sk_X509_value(sent, index).map(X509Owner.init(retaining:))
                 }
             }
-            if chain.first != leafDER { chain.insert(leafDER, at: 0) }
-            return chain
+            if chain.first?.der != leafOwner.der { chain.insert(leafOwner, at: 0) }
+            return chain.map(Certificate.init)
         }
         let staple: [UInt8]? = withUnsafeSSL { ssl in
             var response: UnsafePointer<UInt8>?
@@ -221,8 +239,7 @@ extension TLSEngine {
             guard let response, length > 0 else { return nil }
             return Array(UnsafeBufferPointer(start: response, count: length))
         }
-        guard !ders.isEmpty, let store = context.withUnsafeContext({ SSL_CTX_get_cert_store($0) }) else { return nil }
-        let certificates = ders.compactMap { try? Certificate(derEncoded: $0) }
+        guard !certificates.isEmpty, let store = context.withUnsafeContext({ SSL_CTX_get_cert_store($0) }) else { return nil }
         return ServerTrust(
             certificates: certificates, trustRoots: context.configuration?.trustRoots ?? .system,
             stapledOCSPResponse: staple, store: TrustStore(sharing: store))

@@ -67,8 +67,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     ///   is invalid (badly signed, stale, about another certificate), or, with
     ///   ``Options/requirePositiveResponse``, when no source says good.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
-        if performDefaultValidation { try trust.performDefaultValidation(forHost: host) }
-        if validateHost { try trust.performValidation(forHost: host) }
+        _ = try trust.validated(forHost: host, defaultValidation: performDefaultValidation, hostValidation: validateHost)
         let failed = BluebonnetError.serverTrustEvaluationFailed(reason: .revocationCheckFailed(host: host))
         let sources: [Options] = options.contains(.preferCRL) ? [.crl, .ocsp] : [.ocsp, .crl]
         for source in sources where options.contains(source) {

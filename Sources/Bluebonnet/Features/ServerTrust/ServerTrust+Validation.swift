@@ -42,6 +42,36 @@ extension ServerTrust {
     }
 }
 
+extension ServerTrust {
+    /// The validations an evaluator asks for, with one chain verification: the default
+    /// validation (the chain; its errors as ``performDefaultValidation(forHost:)`` reports them),
+    /// then the host (as ``performValidation(forHost:)`` reports it: once the chain is valid, a
+    /// mismatch is all that can fail, so the leaf's names are checked without verifying again).
+    /// Returns the verified chain, or nil when neither was asked for.
+    func validated(forHost host: String, defaultValidation: Bool, hostValidation: Bool) throws -> [Certificate]? {
+        guard defaultValidation else {
+            guard hostValidation else { return nil }
+            do {
+                return try validatedChain(forHost: host)
+            } catch where error.kind == .hostnameMismatch {
+                throw BluebonnetError.serverTrustEvaluationFailed(reason: .hostValidationFailed(host: host))
+            } catch {
+                throw BluebonnetError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
+            }
+        }
+        let chain: [Certificate]
+        do {
+            chain = try validatedChain(forHost: nil)
+        } catch {
+            throw BluebonnetError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
+        }
+        if hostValidation, !leafNames(host) {
+            throw BluebonnetError.serverTrustEvaluationFailed(reason: .hostValidationFailed(host: host))
+        }
+        return chain
+    }
+}
+
 extension Certificate {
     /// Every certificate in the files of `directory` whose names end in `.cer`, `.crt`, `.der` or
     /// `.pem` (any case), in file-name order: the Linux counterpart of Alamofire's

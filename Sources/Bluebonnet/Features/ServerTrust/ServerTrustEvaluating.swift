@@ -87,8 +87,7 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
                 throw BluebonnetError.serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: error))
             }
         }
-        if performDefaultValidation { try judged.performDefaultValidation(forHost: host) }
-        if validateHost { try judged.performValidation(forHost: host) }
+        _ = try judged.validated(forHost: host, defaultValidation: performDefaultValidation, hostValidation: validateHost)
         guard !Set(trust.certificates).isDisjoint(with: certificates) else {
             throw BluebonnetError.serverTrustEvaluationFailed(
                 reason: .certificatePinningFailed(
@@ -145,12 +144,9 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
         guard !keys.isEmpty else {
             throw BluebonnetError.serverTrustEvaluationFailed(reason: .noPublicKeysFound)
         }
-        if performDefaultValidation { try trust.performDefaultValidation(forHost: host) }
-        if validateHost { try trust.performValidation(forHost: host) }
+        let chain = try trust.validated(forHost: host, defaultValidation: performDefaultValidation, hostValidation: validateHost)
         var serverKeys = trust.publicKeys
-        if performDefaultValidation || validateHost, let chain = trust.verifiedChain {
-            for key in chain.map(\.publicKey) where !serverKeys.contains(key) { serverKeys.append(key) }
-        }
+        for key in (chain ?? []).map(\.publicKey) where !serverKeys.contains(key) { serverKeys.append(key) }
         guard !Set(serverKeys).isDisjoint(with: keys) else {
             throw BluebonnetError.serverTrustEvaluationFailed(
                 reason: .publicKeyPinningFailed(host: host, trust: trust, pinnedKeys: keys, serverKeys: serverKeys))
