@@ -42,21 +42,9 @@ public struct JSONResponseSerializer: ResponseSerializer {
     public func serialize(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws
         -> any Sendable
     {
-        if let error { throw error }
-        guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
-                throw BluebonnetError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
-            }
-            return NSNull()
-        }
-        let prepared = try dataPreprocessor.preprocess(data)
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: prepared, options: options)
-        } catch {
-            throw BluebonnetError.responseSerializationFailed(reason: .jsonSerializationFailed(error: error))
-        }
-        return SendableObject.make(object)
+        try untypedObject(
+            request: request, response: response, data: data, error: error,
+            parse: { try JSONSerialization.jsonObject(with: $0, options: options) }, failure: { .jsonSerializationFailed(error: $0) })
     }
 }
 

@@ -40,21 +40,9 @@ public struct PropertyListResponseSerializer: ResponseSerializer {
     public func serialize(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws
         -> any Sendable
     {
-        if let error { throw error }
-        guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
-                throw BluebonnetError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
-            }
-            return NSNull()
-        }
-        let prepared = try dataPreprocessor.preprocess(data)
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: prepared, options: options, format: nil)
-        } catch {
-            throw BluebonnetError.responseSerializationFailed(reason: .customSerializationFailed(error: error))
-        }
-        return SendableObject.make(object)
+        try untypedObject(
+            request: request, response: response, data: data, error: error,
+            parse: { try PropertyListSerialization.propertyList(from: $0, options: options, format: nil) }, failure: { .customSerializationFailed(error: $0) })
     }
 }
 

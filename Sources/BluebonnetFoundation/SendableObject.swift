@@ -34,3 +34,31 @@ enum SendableObject {
         }
     }
 }
+
+extension ResponseSerializer {
+    /// The path both untyped serializers share: an upstream error is rethrown, an empty body is
+    /// `NSNull()` when allowed (else `inputDataNilOrZeroLength`), and a non-empty one is
+    /// preprocessed, parsed by `parse` (its error wrapped by `failure`) and copied to `Sendable`
+    /// values.
+    func untypedObject(
+        request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?,
+        parse: (Data) throws -> Any,
+        failure: (any Error) -> BluebonnetError.ResponseSerializationFailureReason
+    ) throws -> any Sendable {
+        if let error { throw error }
+        guard let data, !data.isEmpty else {
+            guard emptyResponseAllowed(forRequest: request, response: response) else {
+                throw BluebonnetError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
+            }
+            return NSNull()
+        }
+        let prepared = try dataPreprocessor.preprocess(data)
+        let object: Any
+        do {
+            object = try parse(prepared)
+        } catch {
+            throw BluebonnetError.responseSerializationFailed(reason: failure(error))
+        }
+        return SendableObject.make(object)
+    }
+}

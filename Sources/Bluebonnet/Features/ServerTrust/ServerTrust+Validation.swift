@@ -18,11 +18,7 @@ extension ServerTrust {
     /// - Throws: ``BluebonnetError/serverTrustEvaluationFailed(reason:)`` with
     ///   `.defaultEvaluationFailed(host:error:)`, whose error is the `TLSError`.
     public func performDefaultValidation(forHost host: String) throws {
-        do {
-            _ = try validatedChain(forHost: nil)
-        } catch {
-            throw BluebonnetError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
-        }
+        _ = try validated(forHost: host, defaultValidation: true, hostValidation: false)
     }
 
     /// Validates the chain against the trust roots and that the leaf names `host` (Alamofire's
@@ -32,13 +28,7 @@ extension ServerTrust {
     ///   `.hostValidationFailed(host:)` when only the name does not match, else
     ///   `.defaultEvaluationFailed(host:error:)`.
     public func performValidation(forHost host: String) throws {
-        do {
-            _ = try validatedChain(forHost: host)
-        } catch where error.kind == .hostnameMismatch {
-            throw BluebonnetError.serverTrustEvaluationFailed(reason: .hostValidationFailed(host: host))
-        } catch {
-            throw BluebonnetError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
-        }
+        _ = try validated(forHost: host, defaultValidation: false, hostValidation: true)
     }
 }
 
