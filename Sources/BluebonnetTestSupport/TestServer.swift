@@ -57,6 +57,9 @@ public final class TestServer: Sendable {
         /// line to ``TestServer/proxyLogPath``; with `--tls-origin`, ``TestServer/tlsPort`` is its
         /// HTTPS echo origin.
         case proxy([String])
+        /// `Fixtures/servers/auth_server.py`: an expiring bearer token with a refresh endpoint, and
+        /// HTTP Digest authentication checked with Python's hashlib.
+        case authServer
 
         public var description: String {
             switch self {
@@ -66,6 +69,7 @@ public final class TestServer: Sendable {
             case .replay: "replay server"
             case .opensslServer: "openssl s_server"
             case .proxy: "proxy fixture"
+            case .authServer: "auth server"
             }
         }
     }
@@ -213,6 +217,15 @@ public final class TestServer: Sendable {
             }
             return TestServer(kind: kind, port: port, tlsPort: origin, pid: child.pid, directory: directory, docroot: nil)
 
+        case .authServer:
+            let script = try FixturePaths.fixture("servers/auth_server.py")
+            let python = try program("python3", setupHint: "installs python3")
+            let child = try Child.spawn(python, [script.path, "--port", "0"], logs: directory)
+            let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
+                line.hasPrefix("LISTENING ") ? Int(line.split(separator: " ")[1]) : nil
+            }
+            return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
+
         case .nginx(let tls):
             return try startNginx(tls: tls, in: directory, deadline: deadline)
         }
@@ -359,6 +372,7 @@ public final class TestServer: Sendable {
         case .replay: tag = "replay"
         case .opensslServer: tag = "openssl"
         case .proxy: tag = "proxy"
+        case .authServer: tag = "auth"
         }
         var template = Array((NSTemporaryDirectory() + "/bluebonnet-\(tag)-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {

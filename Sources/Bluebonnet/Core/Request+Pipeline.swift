@@ -5,7 +5,7 @@ import BluebonnetTransport
 import FoundationEssentials
 
 extension Request {
-    /// The whole pipeline: adapt → exchange → redirects (and one Basic challenge) → validation →
+    /// The whole pipeline: adapt → exchange → redirects (and one Digest or Basic challenge) → validation →
     /// retry, then finish. Runs in the request's task. The session's telemetry (when it has any)
     /// starts with the pipeline and ends just before the request finishes, whatever ended it.
     ///
@@ -108,7 +108,14 @@ extension Request {
         let task = makeTask(for: request)
         var hops = Hops(
             redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy),
-            challenge: ChallengeResponder(credential: settings.credential))
+            challenge: ChallengeResponder(credential: settings.credential, credentialURL: request.url))
+        // A Digest nonce this session answered for the origin before is answered again at once.
+        if settings.credential != nil, !session.digestNonces.isEmpty, !request.headers.contains(name: "Authorization"),
+            let (challenge, count) = session.digestNonces.next(for: request.url),
+            let preempted = hops.challenge.preempt(request, answering: challenge, nonceCount: count)
+        {
+            request = preempted
+        }
         while true {
             telemetry?.willSend(&request)
             recordSent(request)
@@ -129,6 +136,9 @@ extension Request {
             let (response, data) = (exchanged.response, exchanged.data)
             switch exchanged.step {
             case .answerChallenge(let next):
+                if let (challenge, count) = hops.challenge.digestInUse {
+                    session.digestNonces.store(challenge, nonceCount: count, for: next.url)
+                }
                 request = next
             case .follow(let next):
                 telemetry?.followed(redirect: response, to: next)
@@ -163,7 +173,7 @@ extension Request {
 
     /// What a response is for.
     enum Step {
-        /// A `Basic` challenge answered: send this request next (the response's body is dropped).
+        /// A `Digest` or `Basic` challenge answered: send this request next (the response's body is dropped).
         case answerChallenge(HTTPRequest)
         /// A redirect followed: send this request next (the response's body is dropped).
         case follow(HTTPRequest)
@@ -195,7 +205,8 @@ extension Request {
             eventMonitor.request(self, didReceiveResponse: response, data: data)
         }
 
-        // One answer to a Basic challenge (RFC 7617); a second 401 is delivered.
+        // One answer to a Digest (RFC 7616) or Basic (RFC 7617) challenge; a second 401 is
+        // delivered, unless it says the Digest nonce was stale.
         if let next = hops.challenge.answer(response, to: request) {
             return .answerChallenge(next)
         }

@@ -70,6 +70,8 @@ public final class Session: Sendable {
     let telemetry: SessionTelemetry?
     private let live = Mutex(LiveRequests())
     private let taskIdentifiers = Atomic<Int>(0)
+    /// The Digest nonces answered, per origin, for preemptive answers (empty until one is).
+    let digestNonces = DigestNonceCache()
 
     private struct LiveRequests {
         var requests: [UUID: Request] = [:]

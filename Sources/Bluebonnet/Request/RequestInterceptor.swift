@@ -193,12 +193,13 @@ extension RequestRetrier {
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
 /// Tells the defaults of the interchangeable forms of ``RequestAdapter`` and ``RequestRetrier``
-/// (and ``RedirectHandler``) apart from a conformer that implements none: each default marks its
+/// (and ``RedirectHandler``, ``Authenticator``) apart from a conformer that implements none: each default marks its
 /// form as entered for the conforming type, for the calls it makes (a task-local value, which the
 /// task a default starts inherits); meeting the mark again means the defaults went round.
 enum InterceptorForms {
     enum Form: Sendable, Hashable {
         case adaptForSession, adaptUsingState, adaptAsync, retryCompletion, retryAsync, redirectCompletion, redirectAsync
+        case refreshCompletion, refreshAsync
     }
 
     struct Key: Sendable, Hashable {
