@@ -25,12 +25,25 @@ final class Fetcher: Fetching {
     private let session = Mutex<Session?>(nil)
 
     func fetch(_ job: FetchJob) async -> FetchOutcome {
-        guard let url = URL(string: job.url) else {
+        guard var url = URL(string: job.url) else {
             return FetchOutcome(url: job.url, error: FetchError(.invalidURL, "not a URL: \(job.url)"))
         }
         var headers = HTTPHeaders()
         for header in job.headers {
             headers.add(name: header.name, value: header.value)
+        }
+        switch job.authentication?.scheme {
+        case .basic?:
+            // curl's -u: Basic with the first request; a -H Authorization wins, as in curl.
+            if let user = job.authentication?.user, !headers.contains(name: "Authorization") {
+                headers.add(.authorization(username: user, password: job.authentication?.password ?? ""))
+            }
+        case .digest?:
+            // The URL's user:password answer the Digest challenge (Self.authenticated); taken out
+            // of the URL so that the library does not also send them as Basic.
+            url = Self.removingUserinfo(url)
+        case nil:
+            break
         }
         let body: UploadBody
         do {
@@ -59,7 +72,7 @@ final class Fetcher: Fetching {
 
     /// The response body in memory (standard output, or an `-o` file the command writes).
     private func fetchIntoMemory(_ job: FetchJob, _ request: HTTPRequest, on session: Session) async -> FetchOutcome {
-        let dataRequest = session.request(request)
+        let dataRequest = Self.authenticated(session.request(request), job)
         Self.reportProgress(of: dataRequest, to: job.progress)
         let task = dataRequest.serializingResponse()
 
@@ -115,7 +128,7 @@ final class Fetcher: Fetching {
             handle = opened
             temporary = beside
         }
-        let streamRequest = session.streamRequest(request)
+        let streamRequest = Self.authenticated(session.streamRequest(request), job)
         Self.reportProgress(of: streamRequest, to: job.progress)
         let watchdog = Self.watchdog(job.timeout) { streamRequest.cancel() }
 
@@ -205,7 +218,7 @@ final class Fetcher: Fetching {
         if let range = ResumePlan.range(forFileSize: offset) {
             request.headers.update(name: "Range", value: range)
         }
-        let streamRequest = session.streamRequest(request)
+        let streamRequest = Self.authenticated(session.streamRequest(request), job)
         // Progress counts the whole file: what it had when appending, nothing when rewriting.
         let base = Mutex<Int64>(0)
         Self.reportProgress(of: streamRequest, to: job.progress) { base.withLock { $0 } }
@@ -407,6 +420,24 @@ final class Fetcher: Fetching {
                                   headers: $0.headers.map { HeaderField($0.name, $0.value) })
             },
             trailers: head.trailers?.map { HeaderField($0.name, $0.value) } ?? [])
+    }
+
+    /// `request` answering a Digest challenge with `--digest`'s credentials (`-u`'s, or the URL's
+    /// `user:password@`); unchanged otherwise.
+    static func authenticated<Kind: Request>(_ request: Kind, _ job: FetchJob) -> Kind {
+        guard let authentication = job.authentication, authentication.scheme == .digest else { return request }
+        let components = URLComponents(string: job.url)
+        guard let user = authentication.user ?? components?.user else { return request }
+        let password = authentication.password ?? components?.password ?? ""
+        return request.authenticate(username: user, password: password)
+    }
+
+    /// `url` without its `user:password@`.
+    static func removingUserinfo(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.user != nil else { return url }
+        components.user = nil
+        components.password = nil
+        return components.url ?? url
     }
 
     func shutdown() async {

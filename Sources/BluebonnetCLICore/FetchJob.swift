@@ -62,6 +62,8 @@ public struct FetchJob: Sendable {
     /// bytes, or another 416, is a `resume` error with the file untouched. Bytes that arrived
     /// before a failure stay in the file, so the same command continues.
     public var resumesOutputFile: Bool
+    /// `-u`, `--basic`, `--digest`: the credentials and how they are sent; nil for none.
+    public var authentication: HTTPAuthentication?
 
     /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most
     /// ``defaultMaxRedirects``),
@@ -85,8 +87,10 @@ public struct FetchJob: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         outputFile: String? = nil,
         includeHeadInOutputFile: Bool = false,
-        resumesOutputFile: Bool = false
+        resumesOutputFile: Bool = false,
+        authentication: HTTPAuthentication? = nil
     ) {
+        self.authentication = authentication
         self.resumesOutputFile = resumesOutputFile
         self.outputFile = outputFile
         self.includeHeadInOutputFile = includeHeadInOutputFile
@@ -106,6 +110,31 @@ public struct FetchJob: Sendable {
         self.proxy = proxy
         self.noProxy = noProxy
         self.progress = progress
+    }
+}
+
+/// `-u USER:PASSWORD` with `--basic` or `--digest`: curl's HTTP authentication.
+public struct HTTPAuthentication: Sendable, Equatable {
+    /// How the credentials are sent.
+    public enum Scheme: Sendable, Equatable {
+        /// `Authorization: Basic` with the first request (curl's default).
+        case basic
+        /// Only in answer to the server's `Digest` challenge (RFC 7616).
+        case digest
+    }
+
+    /// The user name (`-u`'s part before the first `:`); nil: the URL's `user:password@`.
+    public var user: String?
+    /// The password (`-u`'s part after the first `:`); nil: the URL's.
+    public var password: String?
+    /// How they are sent.
+    public var scheme: Scheme
+
+    /// Credentials sent with `scheme`.
+    public init(user: String?, password: String?, scheme: Scheme) {
+        self.user = user
+        self.password = password
+        self.scheme = scheme
     }
 }
 

@@ -84,6 +84,16 @@ struct Options: ParsableCommand {
             help: ArgumentHelp("Give up on a URL after this many seconds (decimals allowed).", valueName: "SECONDS"))
     var timeout: Double?
 
+    @Option(name: [.customShort("u"), .customLong("user")], parsing: .unconditional,
+            help: ArgumentHelp("Authenticate as USER:PASSWORD: Basic, sent with the first request (curl's default), or Digest with --digest. There is no password prompt: a USER without ':PASSWORD' is a usage error.", valueName: "USER:PASSWORD"))
+    var user: String?
+
+    @Flag(name: .customLong("digest"), help: "Answer the server's Digest challenge (RFC 7616) with -u's or the URL's user:password.")
+    var digest = false
+
+    @Flag(name: .customLong("basic"), help: "Send -u's user:password as Basic (the default).")
+    var basic = false
+
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and headers before the body.")
     var include = false
 

@@ -39,6 +39,8 @@ struct RequestPlan: Equatable {
     var noProxy: String?
     /// The Nth file is for the Nth URL; URLs past the list write to standard output.
     var outputFiles: [String]
+    /// `-u`, `--basic`, `--digest`: the credentials and how they are sent; nil for none.
+    var authentication: HTTPAuthentication?
 
     struct Header: Equatable {
         var name: String
@@ -214,6 +216,7 @@ struct RequestPlan: Equatable {
         }
         self.proxy = options.proxy
         noProxy = options.noProxy
+        authentication = try Self.authentication(options)
 
         if options.output.count > max(options.urls.count, 1) {
             throw UsageError("more -o files (\(options.output.count)) than URLs (\(options.urls.count))")
@@ -352,8 +355,30 @@ struct RequestPlan: Equatable {
             caCertPath: caCertPath, insecure: insecure, pinnedPublicKey: pinnedPublicKey, crlPath: crlPath,
             requiresCertificateStatus: requiresCertificateStatus, timeout: timeout, proxy: proxy, noProxy: noProxy,
             progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead,
-            resumesOutputFile: resumesOutputFiles && outputFile != nil
+            resumesOutputFile: resumesOutputFiles && outputFile != nil, authentication: authentication
         )
+    }
+
+    /// `-u USER:PASSWORD` with `--basic` (the default) or `--digest`, as curl reads them: the
+    /// user is everything before the first `:`, the password everything after (it may hold `:`).
+    /// curl prompts for a missing password; bluebonnet refuses it instead (it never reads the
+    /// terminal). `--digest` without `-u` uses the URL's `user:password@`.
+    static func authentication(_ options: Options) throws(UsageError) -> HTTPAuthentication? {
+        if options.basic && options.digest {
+            throw UsageError("--basic and --digest cannot be combined")
+        }
+        let scheme: HTTPAuthentication.Scheme = options.digest ? .digest : .basic
+        guard let user = options.user else {
+            return options.digest ? HTTPAuthentication(user: nil, password: nil, scheme: .digest) : nil
+        }
+        guard let colon = user.firstIndex(of: ":") else {
+            throw UsageError("-u \(user): no password (bluebonnet does not prompt for one): give -u '\(user):PASSWORD'")
+        }
+        let name = String(user[..<colon])
+        if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw UsageError("-u: the user name may not contain control characters (CR, LF, NUL…): \(name.debugDescription)")
+        }
+        return HTTPAuthentication(user: name, password: String(user[user.index(after: colon)...]), scheme: scheme)
     }
 
     /// curl's `-T` rule: a URL without a file part (its path empty or ending in `/`) gets the
