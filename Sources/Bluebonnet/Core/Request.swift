@@ -283,8 +283,8 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Answers a `Basic` challenge (a 401 with `WWW-Authenticate: Basic`) with these credentials,
-    /// once: a second 401 is delivered as the response. The same as
+    /// Answers a `Digest` or `Basic` challenge (a 401 with `WWW-Authenticate`) with these
+    /// credentials, once: a second 401 is delivered as the response (see <doc:AuthenticatingRequests>). The same as
     /// ``authenticate(with:)`` with `URLCredential(user: username, password: password, persistence: persistence)`.
     ///
     /// - Parameters:
@@ -296,9 +296,17 @@ public class Request: @unchecked Sendable {
         authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
     }
 
-    /// Answers a `Basic` challenge (a 401 with `WWW-Authenticate: Basic`) with `credential`, once:
-    /// a second 401 is delivered as the response. A credential without a user or password
-    /// answers with the empty string in its place. Setting another credential replaces it.
+    /// Answers a challenge (a 401 with `WWW-Authenticate`) with `credential`, once: `Digest`
+    /// (RFC 7616, the strongest algorithm offered) when offered, else `Basic` (RFC 7617). A
+    /// second 401 is delivered as the response, except a Digest `stale=true` (the nonce expired),
+    /// answered again with the new nonce at most three times. Only 401s from the origin of the
+    /// request's URL are answered, never one reached by a cross-origin redirect. A credential
+    /// without a user or password answers with the empty string in its place. Setting another
+    /// credential replaces it. See <doc:AuthenticatingRequests>.
+    ///
+    /// Differs from Alamofire: URLSession answers challenges through its delegate and its
+    /// credential storage; Bluebonnet answers them itself, keeping the last Digest nonce of each
+    /// origin for the session's next request.
     @discardableResult
     public func authenticate(with credential: URLCredential) -> Self {
         mutable.withLock { $0.credential = credential }

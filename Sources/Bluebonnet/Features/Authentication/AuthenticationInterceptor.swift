@@ -44,7 +44,7 @@ public protocol Authenticator: AnyObject, Sendable {
     /// Whether `urlRequest`, answered with `response`, failed because of its authentication (for
     /// OAuth 2: a 401). The interceptor refreshes the credential only when this says true.
     ///
-    /// A 401 is a failure only where a validator makes it one (``DataRequest/validate()``);
+    /// A 401 is a failure only where a validator makes it one (`validate()`);
     /// without validation the response is delivered and nothing is retried.
     func didRequest(_ urlRequest: HTTPRequest, with response: HTTPResponse, failDueToAuthenticationError error: any Error) -> Bool
 
@@ -55,7 +55,7 @@ public protocol Authenticator: AnyObject, Sendable {
 }
 
 extension Authenticator {
-    /// Runs ``refresh(_:for:)-(Credential,_)`` (async) in a new task and calls `completion` with
+    /// Runs ``refresh(_:for:)`` (async) in a new task and calls `completion` with
     /// its result.
     public func refresh(
         _ credential: Credential, for session: Session,
@@ -126,7 +126,7 @@ public enum AuthenticationError: Error, Sendable, Hashable {
 /// dropped (Alamofire's list only grows); the refresh runs in the task of the request that
 /// needed it, not on a dispatch queue; and there is an async refresh form.
 ///
-/// Thread-safe: the state is a ``Synchronization/Mutex`` over a value, and the authenticator
+/// Thread-safe: the state is a `Mutex` over a value, and the authenticator
 /// and the completions are called outside it.
 public final class AuthenticationInterceptor<AuthenticatorType>: RequestInterceptor, Sendable
 where AuthenticatorType: Authenticator {
