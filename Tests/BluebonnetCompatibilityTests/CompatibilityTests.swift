@@ -29,7 +29,8 @@
 // `HTTPURLResponse`, "Creating Custom Session Instances", the interceptor closures),
 // `RoutingAndSerialization` (AdvancedUsage's 4-era "Making Requests" and "Response Handling"),
 // `Usage` (Usage.md and README-zh.md, section by section), `AlamofireFourSpellingsSection` (the
-// 4.x names those documents teach, kept as deprecated forwards).
+// 4.x names those documents teach, kept as deprecated forwards), `AuthenticationInterceptorShape`
+// (Alamofire's OAuth authenticator, which those documents do not have).
 import Bluebonnet
 import BluebonnetTestSupport
 import Foundation
