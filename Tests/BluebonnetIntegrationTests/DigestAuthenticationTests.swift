@@ -200,6 +200,21 @@ struct DigestAuthenticationTests {
         }
     }
 
+    /// A redirect after the Digest answer, within the origin, carries an answer made for its own
+    /// URI (same nonce, next count), which the server takes.
+    @Test func aRedirectAfterTheAnswerIsAnsweredForItsURI() async throws {
+        try await withTestServer(.authServer) { server in
+            let session = Session()
+            let target = "/digest/auth/SHA-256/user/passwd?moved=1"
+            let then = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let response = await session.request("\(server.baseURL)/digest/auth/SHA-256/user/passwd?then=\(then)")
+                .authenticate(username: "user", password: "passwd").validate().serializingDecodable(Outcome.self).response
+            #expect(response.value?.nc == "00000002", "\(String(describing: response.error))")
+            #expect(Self.hops(response) == 3, "challenge, answer (302), the redirect answered at once")
+            await session.shutdown()
+        }
+    }
+
     /// `auth-int` needs the body's hash; a file body is not hashed, so a server that offers only
     /// `auth-int` gets no answer and its 401 is delivered.
     @Test func onlyAuthIntForAFileBodyDeliversThe401() async throws {

@@ -142,7 +142,15 @@ extension Request {
                 request = next
             case .follow(let next):
                 telemetry?.followed(redirect: response, to: next)
-                request = next
+                if hops.challenge.digestInUse == nil {
+                    request = next
+                } else {
+                    // A Digest answer covers one URI: made again for the redirect's (same origin only).
+                    request = hops.challenge.redirected(next)
+                    if let (challenge, count) = hops.challenge.digestInUse {
+                        session.digestNonces.store(challenge, nonceCount: count, for: request.url)
+                    }
+                }
             case .deliver(let redirects, let validationError):
                 let error = validationError ?? exchanged.streamError
                 return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),

@@ -312,6 +312,24 @@ import Testing
         #expect(Self.authorization(responder.answer(Self.challenge(["Digest realm=r, nonce=n, qop=auth-int"]), to: data))?["qop"] == "auth-int")
     }
 
+    /// A same-origin redirect after a Digest answer: the field is made again for the new URI, with
+    /// the next nonce count; a redirect that dropped the field (another origin) stays without one.
+    @Test func aRedirectAfterADigestAnswerIsAnsweredForItsOwnURI() throws {
+        var responder = Self.responder()
+        let answeredResult = responder.answer(Self.challenge([Self.rfc2617Challenge]), to: HTTPRequest(url: Self.url))
+        var next = try #require(answeredResult)
+        next.url = URL(string: "http://api.example.com/moved?x=1")
+        let redirected = responder.redirected(next)
+        #expect(Self.authorization(redirected)?["uri"] == "/moved?x=1")
+        #expect(Self.authorization(redirected)?["nc"] == "00000002")
+        var elsewhere = next
+        elsewhere.url = URL(string: "http://other.example.com/")
+        elsewhere.headers.remove(name: "Authorization")
+        #expect(responder.redirected(elsewhere).headers.value(for: "Authorization") == nil)
+        var untouched = Self.responder()
+        #expect(untouched.redirected(next).headers.value(for: "Authorization") == next.headers.value(for: "Authorization"))
+    }
+
     // MARK: The session's nonce cache
 
     @Test func theNonceCacheHandsOutIncreasingCountsPerOrigin() throws {

@@ -58,6 +58,26 @@ struct ChallengeResponder: Sendable {
         return answered
     }
 
+    /// `next`, a redirect followed after a Digest answer, with its `Authorization` made again for
+    /// its own URI and the next nonce count (the old field answered the old URI, and the server
+    /// would refuse it); unchanged when there was no Digest answer or the redirect removed the field
+    /// (another origin).
+    mutating func redirected(_ next: HTTPRequest) -> HTTPRequest {
+        guard let (challenge, count) = digestInUse,
+            next.headers.value(for: "Authorization")?.hasPrefix("Digest ") == true, isCredentialOrigin(next.url),
+            let credential = credential ?? Self.userinfoCredential(credentialURL)
+        else { return next }
+        guard let answered = Self.authorize(next, answering: challenge, nonceCount: count + 1, credential: credential,
+                                            clientNonce: makeClientNonce())
+        else {
+            var stripped = next
+            stripped.headers.remove(name: "Authorization")
+            return stripped
+        }
+        digestInUse = (challenge, count + 1)
+        return answered
+    }
+
     /// The request to send in answer to `response`, or nil when `response` is not a challenge
     /// this responder answers (it is then delivered, or redirected, as usual).
     mutating func answer(_ response: HTTPResponse, to request: HTTPRequest) -> HTTPRequest? {
