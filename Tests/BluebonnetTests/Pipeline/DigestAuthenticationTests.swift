@@ -308,6 +308,9 @@ import Testing
         var responder = Self.responder()
         let stream = HTTPRequest(url: Self.url, method: .post, content: .file(URL(fileURLWithPath: "/etc/hostname")))
         #expect(responder.answer(Self.challenge(["Digest realm=r, nonce=n, qop=auth-int"]), to: stream) == nil)
+        var fallback = Self.responder()
+        let basic = fallback.answer(Self.challenge(["Digest realm=r, nonce=n, qop=auth-int", "Basic realm=r"]), to: stream)
+        #expect(basic?.headers.value(for: "Authorization")?.hasPrefix("Basic ") == true, "Basic when Digest cannot be answered")
         let data = HTTPRequest(url: Self.url, method: .post, content: .data(Data("hello".utf8)))
         #expect(Self.authorization(responder.answer(Self.challenge(["Digest realm=r, nonce=n, qop=auth-int"]), to: data))?["qop"] == "auth-int")
     }

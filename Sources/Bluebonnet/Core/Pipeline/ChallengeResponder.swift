@@ -15,7 +15,7 @@ import FoundationEssentials
 ///   on a cross-origin hop.)
 /// - `auth` is chosen when offered; `auth-int` when it is the only option and the body is in
 ///   memory (hashable); a challenge offering only `auth-int` for a body in a file or a stream is
-///   not answered, and its 401 is delivered.
+///   not answered (Basic is, when the 401 offers it too), and its 401 is delivered.
 struct ChallengeResponder: Sendable {
     /// The credential to answer with (nil: the user and password of ``credentialURL``, for
     /// Digest only, since the preparation stage already sent them as `Basic`; none: nothing is
@@ -88,18 +88,19 @@ struct ChallengeResponder: Sendable {
         guard let credential = credential ?? Self.userinfoCredential(credentialURL) else { return nil }
         let challenges = AuthenticationChallenge.parse(fields)
 
-        if let digest = DigestAuthentication.preferredChallenge(in: challenges) {
-            if hasAnswered {
-                guard digest.stale, staleAnswers < Self.maximumStaleAnswers else { return nil }
-            }
+        if let digest = DigestAuthentication.preferredChallenge(in: challenges),
+            !hasAnswered || (digest.stale && staleAnswers < Self.maximumStaleAnswers)
+        {
             let count = digestInUse.map { $0.challenge.nonce == digest.nonce ? $0.nonceCount + 1 : 1 } ?? 1
-            guard let answered = Self.authorize(request, answering: digest, nonceCount: count, credential: credential,
-                                                clientNonce: makeClientNonce())
-            else { return nil }
-            if hasAnswered { staleAnswers += 1 }
-            hasAnswered = true
-            digestInUse = (digest, count)
-            return answered
+            if let answered = Self.authorize(request, answering: digest, nonceCount: count, credential: credential,
+                                             clientNonce: makeClientNonce())
+            {
+                if hasAnswered { staleAnswers += 1 }
+                hasAnswered = true
+                digestInUse = (digest, count)
+                return answered
+            }
+            // A Digest challenge this request cannot answer: Basic, when offered too.
         }
 
         guard !hasAnswered, !fromURL, challenges.contains(where: { $0.hasScheme("Basic") }) else { return nil }
