@@ -14,7 +14,7 @@ SIGTERM/SIGINT. HTTP/1.1 with keep-alive, one thread per connection.
 | POST /token/refresh?delay_ms=D                | waits D ms (default 0), then makes a new current token `t<n>` (n counts refreshes) and answers 200 JSON {"token"} |
 | POST /token/expire                            | the current token stops being accepted (a refresh makes a new one) |
 | /stats                                        | 200 JSON {"refreshes", "bearer_accepted", "bearer_refused", "digest_authorizations", "digest_accepted", "digest_challenges"} |
-| /digest/QOP/ALGS/USER/PASSWD?stale=N&userhash=1&split=1&then=URL | Digest. QOP: `auth`, `auth-int`, `auth,auth-int` or `none` (no qop, RFC 2069). ALGS: algorithms separated by `+` (MD5, MD5-sess, SHA-256, SHA-256-sess, SHA-512-256, SHA-512-256-sess), one challenge each, in that order (in one `WWW-Authenticate` field, or one field each with split=1). USER and PASSWD are percent-decoded (UTF-8). A correct answer gets 200 JSON {"authenticated", "user", "algorithm", "qop", "nc"}; with stale=N the first N correct answers (counted per path) get 401 with `stale=true` and a new nonce instead. A wrong or replayed answer (an `nc` not above the last one for its nonce) gets 401 with a fresh challenge. userhash=1 offers `userhash=true`. With then=URL a correct answer gets 302 to URL instead of 200. |
+| /digest/QOP/ALGS/USER/PASSWD?stale=N&userhash=1&split=1&then=URL | Digest. QOP: `auth`, `auth-int`, `auth,auth-int` or `none` (no qop, RFC 2069). ALGS: algorithms separated by `+` (MD5, MD5-sess, SHA-256, SHA-256-sess, SHA-512-256, SHA-512-256-sess), one challenge each, in that order (in one `WWW-Authenticate` field, or one field each with split=1). USER and PASSWD are percent-decoded (UTF-8). A correct answer gets 200 JSON {"authenticated", "user", "algorithm", "qop", "nc"}; with stale=N the first N correct answers (counted per path) get 401 with `stale=true` and a new nonce instead. A wrong or replayed answer (an `nc` not above the last one for its nonce) gets 401 with a fresh challenge. userhash=1 offers `userhash=true`. nextnonce=1 adds `Authentication-Info: nextnonce="…"` (RFC 7616 §3.5) to a 200, with a new nonce the server takes. With then=URL a correct answer gets 302 to URL instead of 200. |
 | /redirect?to=URL                              | 302 to URL |
 | anything else                                 | 404 |
 
@@ -189,8 +189,14 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        headers = []
+        if query.get("nextnonce") == ["1"]:
+            nonce = os.urandom(18).hex()
+            with lock:
+                nonces[nonce] = {"last_nc": 0, "stale": False}
+            headers.append(("Authentication-Info", 'nextnonce="%s", qop=auth' % nonce))
         self.send_json(200, {"authenticated": True, "user": user, "algorithm": p["algorithm"],
-                             "qop": p.get("qop"), "nc": p.get("nc")})
+                             "qop": p.get("qop"), "nc": p.get("nc"), "nonce": p["nonce"]}, headers)
 
     def check(self, p, qop, algorithms, user, password, query, body):
         algorithm = p.get("algorithm", "MD5")

@@ -13,6 +13,7 @@ struct DigestAuthenticationTests {
         let algorithm: String?
         let qop: String?
         let nc: String?
+        let nonce: String?
     }
 
     struct Stats: Decodable {
@@ -164,6 +165,25 @@ struct DigestAuthenticationTests {
             let anonymous = await session.request(url).serializingData().response
             #expect(anonymous.response?.statusCode == 401)
             #expect(anonymous.request?.headers.value(for: "Authorization") == nil)
+            await session.shutdown()
+        }
+    }
+
+    /// RFC 7616 §3.5: `Authentication-Info: nextnonce` is the nonce the next request answers, from
+    /// count 1.
+    @Test func theNextNonceIsUsedByTheNextRequest() async throws {
+        try await withTestServer(.authServer) { server in
+            let session = Session()
+            let url = "\(server.baseURL)/digest/auth/MD5/user/passwd?nextnonce=1"
+            let first = await session.request(url).authenticate(username: "user", password: "passwd").validate()
+                .serializingDecodable(Outcome.self).response
+            let second = await session.request(url).authenticate(username: "user", password: "passwd").validate()
+                .serializingDecodable(Outcome.self).response
+            #expect(Self.hops(first) == 2)
+            #expect(Self.hops(second) == 1, "answered before being asked")
+            #expect(second.value?.nc == "00000001", "a new nonce counts from 1")
+            let given = first.response?.headers.value(for: "Authentication-Info")
+            #expect(given?.contains("nextnonce=\"\(second.value?.nonce ?? "-")\"") == true)
             await session.shutdown()
         }
     }

@@ -153,6 +153,11 @@ extension Request {
                 }
             case .deliver(let redirects, let validationError):
                 let error = validationError ?? exchanged.streamError
+                if let (challenge, _) = hops.challenge.digestInUse,
+                    let next = DigestAuthentication.nextNonce(after: challenge, in: response)
+                {
+                    session.digestNonces.store(next, nonceCount: 0, for: request.url)
+                }
                 return Attempt(outcome: Outcome(request: request, response: response, data: data, error: error),
                                redirects: max(redirects, 0), retryable: disposition.streaming?.channel.hasDelivered != true)
             case .fail(let error):

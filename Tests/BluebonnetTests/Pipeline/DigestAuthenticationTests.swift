@@ -333,6 +333,19 @@ import Testing
         #expect(untouched.redirected(next).headers.value(for: "Authorization") == next.headers.value(for: "Authorization"))
     }
 
+    /// RFC 7616 §3.5: `Authentication-Info`'s `nextnonce` replaces the nonce; nothing else does.
+    @Test func nextNonceComesFromAuthenticationInfo() throws {
+        let challenge = try Self.digest(Self.rfc2617Challenge + ", stale=true")
+        let given = HTTPResponse(url: Self.url, statusCode: 200, headers: ["Authentication-Info": #"qop=auth, rspauth="x", nextnonce="fresh""#])
+        let next = try #require(DigestAuthentication.nextNonce(after: challenge, in: given))
+        #expect(next.nonce == "fresh")
+        #expect(!next.stale)
+        #expect(next.realm == challenge.realm && next.opaque == challenge.opaque)
+        let none = HTTPResponse(url: Self.url, statusCode: 200, headers: ["Authentication-Info": #"rspauth="x""#])
+        #expect(DigestAuthentication.nextNonce(after: challenge, in: none) == nil)
+        #expect(DigestAuthentication.nextNonce(after: challenge, in: HTTPResponse(url: Self.url, statusCode: 200)) == nil)
+    }
+
     // MARK: The session's nonce cache
 
     @Test func theNonceCacheHandsOutIncreasingCountsPerOrigin() throws {

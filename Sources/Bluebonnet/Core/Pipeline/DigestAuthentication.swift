@@ -181,6 +181,19 @@ enum DigestAuthentication {
         return "Digest " + fields.joined(separator: ", ")
     }
 
+    /// `challenge` with the nonce a response to its answer gives for the next request, or nil when
+    /// it gives none: `Authentication-Info: nextnonce="…"` (RFC 7616 §3.5). The session answers
+    /// its next request with it, from nonce count 1.
+    static func nextNonce(after challenge: Challenge, in response: HTTPResponse) -> Challenge? {
+        guard let info = response.headers.value(for: "Authentication-Info"),
+            let nonce = AuthenticationChallenge.parse(["Digest " + info]).first?["nextnonce"], !nonce.isEmpty
+        else { return nil }
+        var next = challenge
+        next.nonce = nonce
+        next.stale = false
+        return next
+    }
+
     /// A fresh client nonce: 16 random bytes as hexadecimal (RFC 7616 §3.4 `cnonce`).
     static func randomClientNonce() -> String {
         var generator = SystemRandomNumberGenerator()
