@@ -68,7 +68,8 @@ import Testing
         _ = machine.retryRequested(1, version: version, now: Self.at(0))
         _ = machine.adaptRequested(2, now: Self.at(0))
         let failed = machine.refreshFailed(Down())
-        #expect(failed.retries == [0, 1] && failed.adapts == [2])
+        #expect(failed.failed)
+        #expect(failed.waiters.retries == [0, 1] && failed.waiters.adapts == [2])
         guard case .answer(.doNotRetryWithError(let error)) = machine.retryRequested(3, version: version, now: Self.at(1)) else {
             Issue.record("a 401 after a failed refresh fails with its error"); return
         }
@@ -112,6 +113,147 @@ import Testing
             _ = machine.refreshSucceeded(Token(value: "a0", requiresRefresh: true))
         }
         #expect(machine.refreshTimes.isEmpty)
+    }
+
+    /// A small deterministic generator (SplitMix64), so a failing sequence can be replayed from its seed.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Random event sequences against a model: a refresh starts only when none runs, each one
+    /// hands back exactly the adapts and requests that waited for it, every waiter is answered
+    /// exactly once, and no more than the window's refreshes start within its interval.
+    @Test(arguments: Array(UInt64(1)...UInt64(64)))
+    func randomSequencesKeepTheInvariants(seed: UInt64) throws {
+        var random = SeededGenerator(state: seed)
+        var machine = Machine(credential: Token(value: "c0"), window: Self.window)
+        var refreshing = false
+        var pending = Set<Int>()
+        var answered = Set<Int>()
+        var starts: [Double] = []
+        var clock = 0.0
+        var nextID = 0
+        var generation = 0
+        var replaced = false
+
+        func resolve(_ id: Int) {
+            #expect(!answered.contains(id), "seed \(seed): waiter \(id) answered twice")
+            answered.insert(id)
+            pending.remove(id)
+        }
+        func started() {
+            #expect(!refreshing, "seed \(seed): a second refresh started while one ran")
+            refreshing = true
+            starts.append(clock)
+            #expect(starts.filter { clock - $0 <= 30 }.count <= 5, "seed \(seed): the window was exceeded")
+        }
+        func adapt(_ id: Int) {
+            switch machine.adaptRequested(id, now: Self.at(clock)) {
+            case .apply, .fail: resolve(id)
+            case .wait:
+                #expect(refreshing, "seed \(seed): an adapt waits only for a running refresh")
+                pending.insert(id)
+            case .startRefresh:
+                pending.insert(id)
+                started()
+            case .failWaiters(let waiters, _):
+                #expect(!refreshing)
+                #expect(Set(waiters.adapts + waiters.retries) == pending.union([id]), "seed \(seed)")
+                for waiter in waiters.adapts + waiters.retries { resolve(waiter) }
+            }
+        }
+
+        for _ in 0..<400 {
+            clock += Double(Int.random(in: 0...3000, using: &random)) / 1000
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<4:
+                nextID += 1
+                adapt(nextID)
+            case 4..<7:
+                nextID += 1
+                let id = nextID
+                guard let current = machine.currentCredential else { continue }
+                // A failure sent with the current credential, or with an older one.
+                let version = Bool.random(using: &random) ? current.version : current.version - 1
+                switch machine.retryRequested(id, version: version, now: Self.at(clock)) {
+                case .answer: resolve(id)
+                case .wait:
+                    #expect(refreshing)
+                    pending.insert(id)
+                case .startRefresh:
+                    pending.insert(id)
+                    started()
+                case .failWaiters(let waiters, _):
+                    #expect(Set(waiters.adapts + waiters.retries) == pending.union([id]), "seed \(seed)")
+                    for waiter in waiters.adapts + waiters.retries { resolve(waiter) }
+                }
+            case 7..<9 where refreshing:
+                refreshing = false
+                generation += 1
+                let succeeded = Bool.random(using: &random)
+                let waiters: Machine.Waiters
+                var resumes = true
+                if succeeded {
+                    waiters = machine.refreshSucceeded(Token(value: "c\(generation)", requiresRefresh: Int.random(in: 0..<4, using: &random) == 0))
+                } else {
+                    let ended = machine.refreshFailed(AuthenticationError.missingCredential)
+                    #expect(ended.failed == !replaced, "seed \(seed): a failure after an outside credential resumes")
+                    (waiters, resumes) = (ended.waiters, !ended.failed)
+                }
+                replaced = false
+                #expect(Set(waiters.adapts + waiters.retries) == pending, "seed \(seed): the refresh hands back its waiters")
+                // Handed back: none waits in the machine any more until re-adapted, as the shell does.
+                pending.subtract(waiters.adapts)
+                for waiter in waiters.retries { resolve(waiter) }
+                for waiter in waiters.adapts {
+                    if resumes { adapt(waiter) } else { resolve(waiter) }
+                }
+            case 9:
+                generation += 1
+                machine.credentialSet(Bool.random(using: &random) ? Token(value: "s\(generation)") : nil)
+                if refreshing { replaced = true }
+            default:
+                break
+            }
+            #expect(machine.isRefreshing == refreshing, "seed \(seed)")
+            #expect(machine.waiterCount == pending.count, "seed \(seed)")
+        }
+    }
+
+    /// A credential set from outside while a refresh runs wins: no second refresh starts, and
+    /// the refresh's result (success or failure) is dropped; its waiters go on.
+    @Test func aCredentialSetDuringARefreshWins() throws {
+        for refreshFails in [false, true] {
+            var machine = Machine(credential: Token(value: "a0"), window: Self.window)
+            let old = try #require(machine.currentCredential).version
+            guard case .startRefresh = machine.retryRequested(1, version: old, now: Self.at(0)) else { Issue.record("start"); return }
+            machine.credentialSet(Token(value: "signed-in"))
+            #expect(machine.isRefreshing)
+            let new = try #require(machine.currentCredential).version
+            guard case .wait = machine.retryRequested(2, version: new, now: Self.at(0)) else {
+                Issue.record("a 401 with the new credential waits for the running refresh"); return
+            }
+            guard case .wait = machine.adaptRequested(3, now: Self.at(0)) else { Issue.record("adapt waits"); return }
+            let waiters: Machine.Waiters
+            if refreshFails {
+                let ended = machine.refreshFailed(AuthenticationError.missingCredential)
+                #expect(!ended.failed)
+                waiters = ended.waiters
+            } else {
+                waiters = machine.refreshSucceeded(Token(value: "refreshed"))
+            }
+            #expect(waiters.retries == [1, 2] && waiters.adapts == [3])
+            #expect(machine.currentCredential?.credential.value == "signed-in")
+            guard case .apply(let token) = machine.adaptRequested(3, now: Self.at(0)) else { Issue.record("apply"); return }
+            #expect(token.value == "signed-in")
+        }
     }
 
     @Test func settingTheCredentialMakesItCurrentAndOlderFailuresRetry() throws {

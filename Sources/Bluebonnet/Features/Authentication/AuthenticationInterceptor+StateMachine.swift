@@ -15,6 +15,10 @@ import FoundationEssentials
 /// - `failed(error)`: a 401 with the current credential fails with that error; the next adapt
 ///   returns to `idle`, so a later request may try again. Setting a credential → `idle`.
 ///
+/// A credential set from outside while a refresh runs becomes current at once; the refresh goes
+/// on (no second one starts), and when it ends, successfully or not, its result is dropped and
+/// its waiters go on with the credential that was set.
+///
 /// A refresh that the ``AuthenticationInterceptor/RefreshWindow`` refuses fails like a failed
 /// refresh, with ``AuthenticationError/excessiveRefresh``.
 struct AuthenticationStateMachine<Credential: AuthenticationCredential, AdaptWaiter, RetryWaiter> {
@@ -68,6 +72,8 @@ struct AuthenticationStateMachine<Credential: AuthenticationCredential, AdaptWai
     /// without a refresh.
     private(set) var credentialVersion = 0
     private(set) var refresh: RefreshState = .idle
+    /// Whether the credential was set from outside while the running refresh ran.
+    private var replacedDuringRefresh = false
     /// When the refreshes in the current window started (older ones are dropped).
     private(set) var refreshTimes: [ContinuousClock.Instant] = []
     let window: Window?
@@ -87,11 +93,16 @@ struct AuthenticationStateMachine<Credential: AuthenticationCredential, AdaptWai
     var waiterCount: Int { waiters.adapts.count + waiters.retries.count }
 
     /// The credential is set from outside (``AuthenticationInterceptor/credential``): it becomes
-    /// current and the state `idle`. Waiters keep waiting for the refresh that runs, if any.
+    /// current. A running refresh goes on (its waiters keep waiting; its result will be dropped);
+    /// otherwise the state becomes `idle`.
     mutating func credentialSet(_ credential: Credential?) {
         self.credential = credential
         credentialVersion += 1
-        refresh = .idle
+        if isRefreshing {
+            replacedDuringRefresh = true
+        } else {
+            refresh = .idle
+        }
     }
 
     /// A request is to be adapted.
@@ -139,17 +150,29 @@ struct AuthenticationStateMachine<Credential: AuthenticationCredential, AdaptWai
         }
     }
 
-    /// The refresh returned a credential: it becomes current; the waiting adapts are to be
-    /// adapted again and the waiting requests retried.
+    /// The refresh returned a credential: it becomes current (unless one was set from outside
+    /// meanwhile); the waiting adapts are to be adapted again and the waiting requests retried.
     mutating func refreshSucceeded(_ credential: Credential) -> Waiters {
-        credentialSet(credential)
+        if !replacedDuringRefresh {
+            self.credential = credential
+            credentialVersion += 1
+        }
+        replacedDuringRefresh = false
+        refresh = .idle
         return takeWaiters()
     }
 
-    /// The refresh failed: the waiting adapts and requests fail with `error`.
-    mutating func refreshFailed(_ error: any Error) -> Waiters {
+    /// The refresh failed: the waiting adapts and requests fail with `error` (`failed: true`);
+    /// or, when a credential was set from outside meanwhile, they go on with it as after a
+    /// successful refresh (`failed: false`).
+    mutating func refreshFailed(_ error: any Error) -> (waiters: Waiters, failed: Bool) {
+        if replacedDuringRefresh {
+            replacedDuringRefresh = false
+            refresh = .idle
+            return (takeWaiters(), false)
+        }
         refresh = .failed(error)
-        return takeWaiters()
+        return (takeWaiters(), true)
     }
 
     private enum Start {

@@ -154,7 +154,9 @@ where AuthenticatorType: Authenticator {
 
     /// The credential applied to requests. Setting it (after signing in, or out with nil) makes
     /// it current at once; a request sent with the old one and failing authentication is
-    /// retried with it.
+    /// retried with it. Set while a refresh runs, it wins: the refresh's result is dropped and
+    /// the requests waiting for it go on with this credential (Alamofire's refresh would replace
+    /// it, and a second refresh could start meanwhile).
     public var credential: Credential? {
         get { state.withLock { $0.credential } }
         set { state.withLock { $0.credentialSet(newValue) } }
@@ -262,13 +264,19 @@ where AuthenticatorType: Authenticator {
         authenticator.refresh(credential, for: session) { [self] result in
             switch result {
             case .success(let refreshed):
-                let waiters = state.withLock { $0.refreshSucceeded(refreshed) }
-                for waiter in waiters.adapts { adapt(waiter, session: session) }
-                for waiter in waiters.retries { waiter(.retry) }
+                resume(state.withLock { $0.refreshSucceeded(refreshed) }, session: session)
             case .failure(let error):
-                fail(state.withLock { $0.refreshFailed(error) }, with: error)
+                let ended = state.withLock { $0.refreshFailed(error) }
+                if ended.failed { fail(ended.waiters, with: error) } else { resume(ended.waiters, session: session) }
             }
         }
+    }
+
+    /// After a refresh: the waiting adapts are adapted again (with the current credential) and
+    /// the waiting requests retried.
+    private func resume(_ waiters: StateMachine.Waiters, session: Session) {
+        for waiter in waiters.adapts { adapt(waiter, session: session) }
+        for waiter in waiters.retries { waiter(.retry) }
     }
 
     private func fail(_ waiters: StateMachine.Waiters, with error: any Error) {
