@@ -79,7 +79,7 @@ let package = Package(
             name: "Bluebonnet",
             dependencies: [
                 "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression",
-                "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport",
+                "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetCache",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
