@@ -62,6 +62,10 @@ public struct FetchJob: Sendable {
     /// bytes, or another 416, is a `resume` error with the file untouched. Bytes that arrived
     /// before a failure stay in the file, so the same command continues.
     public var resumesOutputFile: Bool
+    /// `--cache DIR`: a persistent private HTTP cache in this directory (created when missing),
+    /// shared by every run that names it; nil for none. The response comes back in memory then
+    /// (also with ``outputFile``), so that it can be stored and answered from the cache.
+    public var cacheDirectory: String?
 
     /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most
     /// ``defaultMaxRedirects``),
@@ -85,8 +89,10 @@ public struct FetchJob: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         outputFile: String? = nil,
         includeHeadInOutputFile: Bool = false,
-        resumesOutputFile: Bool = false
+        resumesOutputFile: Bool = false,
+        cacheDirectory: String? = nil
     ) {
+        self.cacheDirectory = cacheDirectory
         self.resumesOutputFile = resumesOutputFile
         self.outputFile = outputFile
         self.includeHeadInOutputFile = includeHeadInOutputFile

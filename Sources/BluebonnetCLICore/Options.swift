@@ -53,6 +53,9 @@ struct Options: ParsableCommand {
     @Flag(name: .customLong("no-location"), help: "Do not follow redirects: report the 3xx response itself.")
     var noLocation = false
 
+    @Option(name: .customLong("cache"), help: ArgumentHelp("Keep a private HTTP cache (RFC 9111) in DIR, shared by every run that names it: fresh responses are answered from it, stale ones revalidated.", valueName: "DIR"))
+    var cacheDirectory: String?
+
     @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file instead of the system's.", valueName: "FILE"))
     var caCert: String?
 

@@ -30,6 +30,8 @@ struct RequestPlan: Equatable {
     var pinnedPublicKey: PinnedPublicKey?
     /// `--crlfile`.
     var crlPath: String?
+    /// `--cache DIR`: the persistent HTTP cache's directory, nil for none.
+    var cacheDirectory: String?
     /// `--cert-status`.
     var requiresCertificateStatus: Bool
     var timeout: Double?
@@ -186,6 +188,7 @@ struct RequestPlan: Equatable {
             throw UsageError("--cacert \(path): no such readable file")
         }
         caCertPath = options.caCert
+        cacheDirectory = options.cacheDirectory
         insecure = options.insecure
         pinnedPublicKey = try Self.pinnedPublicKey(options.pinnedPublicKey, fileExists: fileExists)
         if let path = options.crlFile, !fileExists(path) {
@@ -352,7 +355,7 @@ struct RequestPlan: Equatable {
             caCertPath: caCertPath, insecure: insecure, pinnedPublicKey: pinnedPublicKey, crlPath: crlPath,
             requiresCertificateStatus: requiresCertificateStatus, timeout: timeout, proxy: proxy, noProxy: noProxy,
             progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead,
-            resumesOutputFile: resumesOutputFiles && outputFile != nil
+            resumesOutputFile: resumesOutputFiles && outputFile != nil, cacheDirectory: cacheDirectory
         )
     }
 
