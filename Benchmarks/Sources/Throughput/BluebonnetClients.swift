@@ -15,7 +15,9 @@ enum BluebonnetClients {
     static func make(
         _ kind: ClientKind, scenario: Scenario, baseURL: String, caFile: String
     ) throws -> any LoadClient {
-        BluebonnetClient(closureStyle: kind == .bluebonnetClosure, scenario: scenario, baseURL: baseURL, caFile: caFile)
+        try BluebonnetClient(
+            closureStyle: kind == .bluebonnetClosure, pinned: kind == .bluebonnetPinned, scenario: scenario,
+            baseURL: baseURL, caFile: caFile)
     }
 }
 
@@ -26,7 +28,7 @@ final class BluebonnetClient: LoadClient {
     private let closureStyle: Bool
     private let uploadBody: Data
 
-    init(closureStyle: Bool, scenario: Scenario, baseURL: String, caFile: String) {
+    init(closureStyle: Bool, pinned: Bool = false, scenario: Scenario, baseURL: String, caFile: String) throws {
         self.scenario = scenario
         self.closureStyle = closureStyle
         self.url = baseURL + scenario.path
@@ -42,7 +44,16 @@ final class BluebonnetClient: LoadClient {
         // nginx gzips text/plain, so outside the JSON scenario (which asks for gzip itself) the
         // offer goes, as AsyncHTTPClient and wrk never make it and URLSession says `identity`.
         if scenario.body != .decodeJSON { configuration.headers.remove(name: "Accept-Encoding") }
-        session = Session(configuration: configuration)
+        if pinned {
+            // What a user pinning their CA's key writes: the key anywhere in the validated chain
+            // matches, after the default validation and the host check.
+            let host = URL(string: baseURL)?.host ?? "127.0.0.1"
+            let keys = try Certificate.certificates(atPath: caFile).map(\.publicKey)
+            let manager = ServerTrustManager(evaluators: [host: PublicKeysTrustEvaluator(keys: keys)])
+            session = Session(configuration: configuration, serverTrustManager: manager)
+        } else {
+            session = Session(configuration: configuration)
+        }
     }
 
     var note: String? { nil }

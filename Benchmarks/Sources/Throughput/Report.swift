@@ -304,6 +304,7 @@ enum Chart {
         switch ClientKind(rawValue: client) {
         case .bluebonnetAsync: "Bluebonnet async"
         case .bluebonnetClosure: "Bluebonnet closure"
+        case .bluebonnetPinned: "Bluebonnet pinned"
         case .ahc: "AsyncHTTPClient"
         case .urlsession: "URLSession"
         case .wrk: "wrk (reference)"

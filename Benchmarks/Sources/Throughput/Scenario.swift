@@ -60,6 +60,10 @@ struct Scenario: Sendable {
 enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
     case bluebonnetAsync = "bluebonnet-async"
     case bluebonnetClosure = "bluebonnet-closure"
+    /// `bluebonnet-async` with a `ServerTrustManager` pinning the test CA's public key (default
+    /// validation and host check included): the handshake scenarios only, so that the ratio to
+    /// `bluebonnet-async` in the same run is what server-trust evaluation costs.
+    case bluebonnetPinned = "bluebonnet-pinned"
     case ahc
     case urlsession
     case wrk
@@ -75,6 +79,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
         switch self {
         case .bluebonnetAsync: "Bluebonnet (async)"
         case .bluebonnetClosure: "Bluebonnet (closure)"
+        case .bluebonnetPinned: "Bluebonnet (async, public key pinned)"
         case .ahc: "AsyncHTTPClient 1.37"
         case .urlsession: "URLSession (FoundationNetworking)"
         case .wrk: "wrk (reference)"
@@ -117,7 +122,7 @@ extension Scenario {
             method: "GET", path: "/small.txt", tls: true, concurrency: 1,
             newConnectionPerRequest: true, resumeTLS: resume, body: .memory, uploadBytes: 0,
             expectedBodyBytes: Fixture.smallBytes, expectedJSONItems: 0,
-            peers: resume ? [.ahc, .urlsession, .cref] : [.ahc, .urlsession, .wrk, .cref],
+            peers: resume ? [.bluebonnetPinned, .ahc, .urlsession, .cref] : [.bluebonnetPinned, .ahc, .urlsession, .wrk, .cref],
             reference: .cref)
     }
 
