@@ -16,7 +16,8 @@ enum BluebonnetClients {
         _ kind: ClientKind, scenario: Scenario, baseURL: String, caFile: String
     ) throws -> any LoadClient {
         try BluebonnetClient(
-            closureStyle: kind == .bluebonnetClosure, pinned: kind == .bluebonnetPinned, scenario: scenario,
+            closureStyle: kind == .bluebonnetClosure, pinned: kind == .bluebonnetPinned,
+            cache: kind == .bluebonnetCacheMemory ? .memory : kind == .bluebonnetCacheDisk ? .disk : nil, scenario: scenario,
             baseURL: baseURL, caFile: caFile)
     }
 }
@@ -28,10 +29,19 @@ final class BluebonnetClient: LoadClient {
     private let closureStyle: Bool
     private let uploadBody: Data
 
-    init(closureStyle: Bool, pinned: Bool = false, scenario: Scenario, baseURL: String, caFile: String) throws {
+    /// Which `URLCache` tier answers (the `bluebonnet-cache-*` clients).
+    enum CacheTier { case memory, disk }
+
+    /// The disk tier's directory, removed by `shutdown()`.
+    private let cacheDirectory: URL?
+
+    init(
+        closureStyle: Bool, pinned: Bool = false, cache: CacheTier? = nil, scenario: Scenario, baseURL: String, caFile: String
+    ) throws {
         self.scenario = scenario
         self.closureStyle = closureStyle
-        self.url = baseURL + scenario.path
+        // nginx serves the docroot under /cached/ with `expires 1h`: fresh for the whole run.
+        self.url = baseURL + (cache == nil ? "" : "/cached") + scenario.path
         self.uploadBody = Data(repeating: UInt8(ascii: "u"), count: scenario.uploadBytes)
         var configuration = SessionConfiguration()
         configuration.tls.trustRoots = .certificates([.pemFile(path: caFile)])
@@ -44,6 +54,17 @@ final class BluebonnetClient: LoadClient {
         // nginx gzips text/plain, so outside the JSON scenario (which asks for gzip itself) the
         // offer goes, as AsyncHTTPClient and wrk never make it and URLSession says `identity`.
         if scenario.body != .decodeJSON { configuration.headers.remove(name: "Accept-Encoding") }
+        switch cache {
+        case .memory?:
+            cacheDirectory = nil
+            configuration.urlCache = URLCache(memoryCapacity: 16 << 20, diskCapacity: 0)
+        case .disk?:
+            let directory = FileManager.default.temporaryDirectory.appending(path: "bluebonnet-harness-cache-\(getpid())")
+            cacheDirectory = directory
+            configuration.urlCache = URLCache(memoryCapacity: 0, diskCapacity: 64 << 20, directory: directory)
+        case nil:
+            cacheDirectory = nil
+        }
         if pinned {
             // What a user pinning their CA's key writes: the key anywhere in the validated chain
             // matches, after the default validation and the host check.
@@ -153,6 +174,7 @@ final class BluebonnetClient: LoadClient {
 
     func shutdown() async {
         await session.shutdown()
+        if let cacheDirectory { try? FileManager.default.removeItem(at: cacheDirectory) }
     }
 }
 

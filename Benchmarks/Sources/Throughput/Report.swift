@@ -305,6 +305,8 @@ enum Chart {
         case .bluebonnetAsync: "Bluebonnet async"
         case .bluebonnetClosure: "Bluebonnet closure"
         case .bluebonnetPinned: "Bluebonnet pinned"
+        case .bluebonnetCacheMemory: "Bluebonnet memory cache"
+        case .bluebonnetCacheDisk: "Bluebonnet disk cache"
         case .ahc: "AsyncHTTPClient"
         case .urlsession: "URLSession"
         case .wrk: "wrk (reference)"
