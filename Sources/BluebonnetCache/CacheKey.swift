@@ -148,10 +148,10 @@ struct URIReferenceParts {
 
     init(_ text: String) {
         var rest = Substring(text)
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         // Surrounding whitespace is not part of a field value's URI.
         while let first = rest.first, first == " " || first == "\t" { rest = rest.dropFirst() }
         while let last = rest.last, last == " " || last == "\t" { rest = rest.dropLast() }
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         // A scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the first ":", and only
         // when no "/", "?" comes first.
         if let colon = rest.firstIndex(where: { $0 == ":" || $0 == "/" || $0 == "?" }), rest[colon] == ":" {
