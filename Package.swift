@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
+        // The RFC 9111 cache rules and stores; a product so that the Fuzz package can link them.
+        .library(name: "BluebonnetCache", targets: ["BluebonnetCache"]),
         // The swift-openapi-runtime `ClientTransport`: opt in, so that the core's graph stays light.
         .library(name: "BluebonnetOpenAPI", targets: ["BluebonnetOpenAPI"]),
         .executable(name: "bluebonnet", targets: ["BluebonnetCLI"]),
