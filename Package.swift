@@ -122,6 +122,12 @@ let package = Package(
             name: "BluebonnetFoundationLinkageProbe",
             dependencies: ["Bluebonnet", "BluebonnetFoundation"]
         ),
+        // The disk cache under several processes at once: DiskCacheStorageProcessTests runs
+        // several of it on one directory (and one under a lowered file-size limit).
+        .executableTarget(
+            name: "BluebonnetCacheProbe",
+            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
         .target(
             name: "BluebonnetTestSupport",
             // OpenSSL for `StreamingSHA256` (hashing 64 MiB streamed bodies as they arrive);
@@ -141,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetCacheTests",
-            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
+            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetPosix", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetHTTP1Tests",
