@@ -12,7 +12,7 @@ import BluebonnetCore
 ///     20     H  head: key, request method, status code, reason phrase, HTTP version,
 ///               request and response times, the varying request fields, the header fields
 ///   20+H     B  body
-/// 20+H+B     4  CRC-32C of every byte before it
+/// 20+H+B     8  checksum: XXH64 of the body, seeded with the XXH64 of the prefix and head
 /// ```
 ///
 /// In the head, a string is its UTF-8 length (4 bytes) and bytes; integers are 8 bytes
@@ -20,7 +20,8 @@ import BluebonnetCore
 /// (4 bytes) then name and value strings. A file is a record only when its size is exactly
 /// 24 + H + B, its magic and version are these, its checksum matches, and its head is read to
 /// its last byte: anything else (a torn or truncated write, flipped bits, another format) is
-/// refused as a whole.
+/// refused as a whole. The checksum is chained (head, then body) so that a writer can hash the
+/// head and the body where they are, without putting them together.
 enum CacheRecord {
     /// `BBCR`.
     static let magic: UInt32 = 0x5243_4242
@@ -30,7 +31,7 @@ enum CacheRecord {
     /// The fixed part before the head.
     static let prefixLength = 20
     /// The checksum after the body.
-    static let trailerLength = 4
+    static let trailerLength = 8
 
     /// Why bytes are not a record (or not the record wanted).
     enum Failure: Error, Hashable, Sendable {
@@ -72,14 +73,20 @@ enum CacheRecord {
         return head
     }
 
-    /// The 4-byte checksum that ends the record of `head` and `body`.
+    /// The 8-byte checksum that ends the record of `head` and `body`.
     static func trailer(head: ByteBuffer, body: ByteBuffer) -> ByteBuffer {
-        var crc = CRC32C()
-        head.withUnsafeReadableBytes { crc.update($0) }
-        body.withUnsafeReadableBytes { crc.update($0) }
+        let headHash = head.withUnsafeReadableBytes { XXHash64.hash($0) }
+        let checksum = body.withUnsafeReadableBytes { XXHash64.hash($0, seed: headHash) }
         var trailer = ByteBuffer(capacity: trailerLength)
-        trailer.writeInteger(crc.value)
+        trailer.writeInteger(checksum)
         return trailer
+    }
+
+    /// The checksum of a record whose prefix and head are `head` and whose body is `body`
+    /// (absolute ranges of `record`).
+    static func checksum(of record: ByteBuffer, head: Range<Int>, body: Range<Int>) -> UInt64 {
+        let headHash = record.withUnsafeBytes(in: head) { XXHash64.hash($0) }
+        return record.withUnsafeBytes(in: body) { XXHash64.hash($0, seed: headHash) }
     }
 
     /// The whole record of `entry` in one buffer (tests, and callers that want it whole).
@@ -113,11 +120,11 @@ enum CacheRecord {
             return .failure(.truncated)
         }
         let checked = size - trailerLength
-        let computed = record.withUnsafeBytes(in: start..<(start + checked)) { CRC32C.checksum($0) }
-        guard computed == record.integer(at: start + checked, as: UInt32.self) else {
+        let headEnd = start + prefixLength + Int(headLength)
+        let computed = checksum(of: record, head: start..<headEnd, body: headEnd..<(start + checked))
+        guard computed == record.integer(at: start + checked, as: UInt64.self) else {
             return .failure(.checksumMismatch)
         }
-        let headEnd = start + prefixLength + Int(headLength)
         var reader = RecordReader(buffer: record, position: start + prefixLength, end: headEnd)
         guard let storedKey = reader.string() else { return .failure(.malformedHead) }
         guard storedKey == key else { return .failure(.wrongKey) }

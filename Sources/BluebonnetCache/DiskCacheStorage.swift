@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// **Files.** An entry is stored in `<directory>/<hash>.bbcache`, where `<hash>` is the 128-bit
 /// FNV-1a hash of its key in hexadecimal. The file is a record (magic, format version, lengths,
-/// the entry's fields and body, then a CRC-32C of all of it) that holds the full key, so two
+/// the entry's fields and body, then a 64-bit xxHash of all of it) that holds the full key, so two
 /// keys with one hash never answer for each other. A record is written to a new temporary file
 /// in the same directory (`.bbcache-tmp-<pid>-<random>`), flushed (`fsync`), then renamed over
 /// the entry's file: a reader, in this process or another, finds the previous whole record or

@@ -93,3 +93,15 @@ func replaceFile(_ path: String, with bytes: [UInt8]) throws {
 
 /// The record size `entry` makes on disk.
 func recordSize(_ entry: CachedResponseEntry) -> Int { CacheRecord.encode(entry).readableBytes }
+
+/// `record` with its checksum made again for its bytes as they are (as a writer of another
+/// version, or of inconsistent lengths, would have sealed it), split at the head length it holds.
+func resealed(_ record: [UInt8]) -> [UInt8] {
+    var record = record
+    let headLength = record[8..<12].reversed().reduce(0) { $0 << 8 | Int($1) }
+    let checked = record.count - CacheRecord.trailerLength
+    let headEnd = min(CacheRecord.prefixLength + headLength, checked)
+    let sum = CacheRecord.checksum(of: ByteBuffer(bytes: record), head: 0..<headEnd, body: headEnd..<checked)
+    withUnsafeBytes(of: sum.littleEndian) { record.replaceSubrange(checked..., with: $0) }
+    return record
+}

@@ -189,10 +189,7 @@ import Testing
             let path = storage.recordPath(forKey: "k")
             var bytes = try fileBytes(path)
             bytes[4] = 7
-            let checked = bytes.count - 4
-            let crc = bytes[..<checked].withUnsafeBytes { CRC32C.checksum($0) }
-            withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(checked..., with: $0) }
-            try replaceFile(path, with: bytes)
+            try replaceFile(path, with: resealed(bytes))
             #expect(await storage.entry(forKey: "k") == nil)
             #expect(!FileManager.default.fileExists(atPath: path))
         }
