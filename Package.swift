@@ -147,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetCacheTests",
-            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetPosix", "BluebonnetTestSupport"]
+            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetHTTP1Tests",

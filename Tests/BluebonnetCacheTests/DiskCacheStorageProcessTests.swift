@@ -147,6 +147,50 @@ import Testing
         }
     }
 
+    /// A process killed (`SIGKILL`) in the middle of its stores and reads, at a moment of the
+    /// run's choosing: every record it left is whole or a miss, never a wrong body; a temporary
+    /// file it was writing is left for ten minutes (it could be a live writer's) and then removed.
+    @Test func aProcessKilledWhileWritingLeavesWholeRecordsOrMisses() async throws {
+        try await withCacheDirectory { directory throws in
+            let cache = directory + "/cache"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try Self.probe())
+            process.arguments = ["mix", cache, "4000000", "0", "1000000", "40", "7"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            // Killed once it has written a few records (it runs for minutes otherwise).
+            let deadline = ContinuousClock.now + .seconds(60)
+            while (try? recordNames(cache).count) ?? 0 < 8 {
+                try #require(ContinuousClock.now < deadline && process.isRunning, "the probe wrote nothing")
+                await Task.yield()
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            let storage = DiskCacheStorage(directory: cache, capacity: 4_000_000)
+            var found = 0
+            for key in 0..<40 {
+                let url = "https://example.com/k\(key)"
+                guard let entry = await storage.entry(forKey: url) else { continue }
+                found += 1
+                let problem = CacheProbeContent.check(
+                    key: url, headers: entry.headers.map { ($0.name, $0.value) }, body: entry.body.readableBytesArray)
+                #expect(problem == nil, "\(problem ?? "")")
+            }
+            #expect(found >= 1)
+            #expect(found == (try recordNames(cache).count))
+
+            // Eleven minutes later, whatever temporary file the killed writer left is stale.
+            let later = ManualClock(seconds: Int64(Date().timeIntervalSince1970) + 660)
+            await makeDiskStore(cache, capacity: 4_000_000, clock: later).trimToCapacity()
+            let temporaries = try FileManager.default.contentsOfDirectory(atPath: cache).filter { $0.hasPrefix(".bbcache-tmp-") }
+            #expect(temporaries.isEmpty, "\(temporaries)")
+        }
+    }
+
     /// A process whose writes fail past 100 KB (`RLIMIT_FSIZE`, as a full disk fails them): the
     /// store that does not fit is a no-op and leaves no file, the process lives on (the Posix door
     /// absorbs `SIGXFSZ`), and the store that fits works.
