@@ -92,7 +92,9 @@ public final class DiskCacheStorage: CacheStorage {
     // MARK: CacheStorage
 
     /// The entry stored under `key`, which becomes the most recently used; `nil` when there is
-    /// none or its file is damaged (which is then removed), or cannot be read.
+    /// none, when its file is damaged (the file is then removed) or cannot be read, and when it
+    /// is larger than this store's capacity (a record another process wrote with a larger
+    /// capacity: left alone, not read into memory).
     public func entry(forKey key: String) async -> CachedResponseEntry? {
         let path = recordPath(forKey: key)
         guard let file = try? FileDescriptor.openForReading(atPath: path) else { return nil }
