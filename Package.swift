@@ -124,6 +124,12 @@ let package = Package(
             name: "BluebonnetFoundationLinkageProbe",
             dependencies: ["Bluebonnet", "BluebonnetFoundation"]
         ),
+        // The disk cache under several processes at once: DiskCacheStorageProcessTests runs
+        // several of it on one directory (and one under a lowered file-size limit).
+        .executableTarget(
+            name: "BluebonnetCacheProbe",
+            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
         .target(
             name: "BluebonnetTestSupport",
             // OpenSSL for `StreamingSHA256` (hashing 64 MiB streamed bodies as they arrive);

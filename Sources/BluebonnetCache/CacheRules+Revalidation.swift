@@ -78,9 +78,12 @@ extension CacheRules {
     /// `entry` updated from a `304 Not Modified` (RFC 9111 §4.3.4), or
     /// ``CacheError/notModifiedMatchesNoStoredResponse`` when the 304 is not about it.
     ///
-    /// Selection: a strong `ETag` in the 304 must match the stored `ETag` by the strong comparison;
-    /// a weak one, by the weak comparison; without an `ETag`, a `Last-Modified` must equal the
-    /// stored one. A 304 with no validator at all is taken to be about the entry: the storage holds
+    /// Selection: an `ETag` in the 304 must match the stored `ETag` by the weak comparison (RFC 9110
+    /// §8.8.3.2), also when the 304's is strong: the request carried the stored tag in
+    /// `If-None-Match`, which origins compare weakly (RFC 9110 §13.1.2), and an origin that weakens
+    /// the tag of a compressed 200 (nginx with gzip) sends the strong one in its 304. §4.3.4 would
+    /// select nothing then, and every revalidation would cost a full response. Without an `ETag`,
+    /// a `Last-Modified` must equal the stored one. A 304 with no validator at all is taken to be about the entry: the storage holds
     /// one response per key, and the request that drew the 304 carried that entry's validators.
     /// (§4.3.4 asks, in that case, that the stored response lack a validator too; servers that
     /// omit `ETag` from a 304 against RFC 9110 §15.4.5 would otherwise cost a full response.)
@@ -134,7 +137,7 @@ extension CacheRules {
             guard let received = EntityTag(parsing: value),
                 let stored = entry.headers.value(for: "ETag").flatMap(EntityTag.init(parsing:))
             else { return false }
-            return received.isWeak ? received.weakMatches(stored) : received.strongMatches(stored)
+            return received.weakMatches(stored)
         }
         if let value = headers.value(for: "Last-Modified") {
             guard let received = HTTPDate(parsing: value),

@@ -46,7 +46,7 @@ import Testing
         ("\"v1\"", nil, "\"v2\"", nil, false),
         ("\"v1\"", nil, "W/\"v1\"", nil, true),  // weak comparison
         ("W/\"v1\"", nil, "W/\"v1\"", nil, true),
-        ("W/\"v1\"", nil, "\"v1\"", nil, false),  // a strong 304 validator needs a strong stored one
+        ("W/\"v1\"", nil, "\"v1\"", nil, true),  // nginx: gzip weakens the 200's ETag, not the 304's
         ("W/\"v1\"", nil, "W/\"v2\"", nil, false),
         (nil, nil, "\"v1\"", nil, false),  // stored has no ETag
         ("\"v1\"", nil, "garbage", nil, false),
