@@ -65,6 +65,8 @@ let package = Package(
             dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
         ),
         .target(name: "BluebonnetPosix", dependencies: ["BluebonnetCore", "CBluebonnetLinux"]),
+        // The RFC 9111 cache: its rules (sans-I/O) and its stores.
+        .target(name: "BluebonnetCache", dependencies: ["BluebonnetCore", "BluebonnetPosix"]),
         .target(
             name: "BluebonnetTLS",
             dependencies: ["BluebonnetCore", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"]
@@ -136,6 +138,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetCoreTests",
             dependencies: ["BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetCacheTests",
+            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetHTTP1Tests",
