@@ -74,6 +74,10 @@ struct NetworkReachabilityNamespaceTests {
             async let decision = retrier.retry(request, for: session, dueTo: Offline())
             let recorder = StatusRecorder(manager.statusUpdates())
             #expect(await recorder.statuses(count: 2).last == .notReachable)
+            // The network comes back only once the retrier waits (its stream is the second one).
+            let deadline = ContinuousClock.now + .seconds(15)
+            while manager.streamCount < 2, ContinuousClock.now < deadline { await Task.yield() }
+            #expect(manager.streamCount == 2, "the retrier is waiting for the network")
             try namespace.ip("link", "set", "veth0", "up")
             try namespace.ip("route", "add", "default", "via", "10.78.0.1", "dev", "veth0")
             guard case .retry = await decision else {

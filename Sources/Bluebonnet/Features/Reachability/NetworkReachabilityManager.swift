@@ -216,6 +216,9 @@ open class NetworkReachabilityManager: @unchecked Sendable {
         }
     }
 
+    /// How many ``statusUpdates()`` streams are open (for tests).
+    var streamCount: Int { state.withLock { $0.streams.count } }
+
     // MARK: Following the kernel
 
     private func removeStream(_ id: UInt64) {
