@@ -4,7 +4,8 @@ extension RouteMonitor {
     /// the three dumps are done, publish the table, then again after each datagram that changed it.
     ///
     /// States: `links` → `addresses` → `routes` → `synchronized`; `overrun()` (the kernel dropped
-    /// events: `ENOBUFS`) goes back to `links` with an empty table.
+    /// events: `ENOBUFS`) goes back to `links` with an empty table, at once when synchronized, or
+    /// when the dump under way ends (the kernel refuses a second dump on a socket with `EBUSY`).
     struct StateMachine: Sendable {
         enum Phase: Equatable, Sendable {
             case links, addresses, routes, synchronized
@@ -23,18 +24,28 @@ extension RouteMonitor {
         private(set) var table = RoutingTable()
         private(set) var phase: Phase = .links
         private var sequence: UInt32 = 0
+        /// An overrun happened during a dump: start over when it ends.
+        private var resyncPending = false
 
         /// The first dump request (links).
         mutating func start() -> [UInt8] {
             table = RoutingTable()
             phase = .links
+            resyncPending = false
             return nextRequest(RouteNetlink.getLink)
         }
 
         /// The kernel dropped messages (`ENOBUFS`): forget the table and dump everything again.
         /// Nothing is published until the new dumps are done; a status that did not change is then
         /// published again, and the consumer (which reports changes only) drops it.
-        mutating func overrun() -> [UInt8] { start() }
+        /// Returns the request to send now, or nil when a dump is under way (the new one follows it).
+        mutating func overrun() -> [UInt8]? {
+            guard phase == .synchronized else {
+                resyncPending = true
+                return nil
+            }
+            return start()
+        }
 
         /// Applies one datagram's messages.
         mutating func received(_ messages: [RouteNetlinkMessage]) -> Actions {
@@ -42,6 +53,8 @@ extension RouteMonitor {
             var changed = false
             for message in messages {
                 switch message {
+                case .done(let done) where done == sequence && phase != .synchronized && resyncPending:
+                    actions.send = start()
                 case .done(let done) where done == sequence && phase != .synchronized:
                     switch phase {
                     case .links:

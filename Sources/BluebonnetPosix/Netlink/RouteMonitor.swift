@@ -74,7 +74,12 @@ public final class RouteMonitor: @unchecked Sendable {
                 result = try state.socket.read(into: &state.buffer, maxBytes: Self.datagramCapacity)
             } catch where error.errno == ENOBUFS {
                 // The kernel dropped events for us: our table is stale; dump again.
-                do throws(IOError) { try send(state.machine.overrun()) } catch { fail(error) }
+                if let request = state.machine.overrun() {
+                    do throws(IOError) { try send(request) } catch {
+                        fail(error)
+                        return
+                    }
+                }
                 continue
             } catch {
                 fail(error)
