@@ -87,6 +87,18 @@ struct Options: ParsableCommand {
             help: ArgumentHelp("Give up on a URL after this many seconds (decimals allowed).", valueName: "SECONDS"))
     var timeout: Double?
 
+    @Option(name: .customLong("retry"), parsing: .unconditional,
+            help: ArgumentHelp("Retry a URL up to N times after a transient problem: a timeout, a failed name lookup, or HTTP 408, 429, 500, 502, 503 or 504 (curl's). Waits 1 s, then twice as long each time (at most 10 min), or as long as the response's Retry-After asks.", valueName: "N"))
+    var retry: Int?
+
+    @Option(name: .customLong("retry-delay"), parsing: .unconditional,
+            help: ArgumentHelp("Wait this many seconds before each retry instead of the doubling wait (0: the doubling wait).", valueName: "SECONDS"))
+    var retryDelay: Double?
+
+    @Option(name: .customLong("retry-max-time"), parsing: .unconditional,
+            help: ArgumentHelp("Start no retry once this many seconds have passed since a URL's first attempt (0: no limit).", valueName: "SECONDS"))
+    var retryMaxTime: Double?
+
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and headers before the body.")
     var include = false
 

@@ -41,6 +41,8 @@ struct RequestPlan: Equatable {
     var noProxy: String?
     /// The Nth file is for the Nth URL; URLs past the list write to standard output.
     var outputFiles: [String]
+    /// `--retry`, `--retry-delay`, `--retry-max-time`.
+    var retry: RetryPlan
 
     struct Header: Equatable {
         var name: String
@@ -222,6 +224,7 @@ struct RequestPlan: Equatable {
             throw UsageError("more -o files (\(options.output.count)) than URLs (\(options.urls.count))")
         }
         outputFiles = options.output
+        retry = try RetryPlan(retry: options.retry, retryDelay: options.retryDelay, retryMaxTime: options.retryMaxTime)
 
         // -C -: resume each URL's -o file from its size. curl's `-C N` (an offset that need not
         // be the file's size) is refused: appending at another offset corrupts the file.

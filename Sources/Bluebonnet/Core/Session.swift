@@ -42,6 +42,8 @@ public final class Session: Sendable {
     public let serverTrustManager: ServerTrustManager?
     /// Whether adding a response handler (or awaiting a value) starts the request. Default true.
     public let startRequestsImmediately: Bool
+    /// The account of ``SessionConfiguration/retryBudget``; nil when the session has no budget.
+    let retryBudget: RetryBudgetBucket?
 
     /// Alamofire's `Session.RequestModifier`: a last change to a request built from a URL and
     /// parameters, made before the adapters run.
@@ -126,6 +128,7 @@ public final class Session: Sendable {
         self.cachedResponseHandler = cachedResponseHandler
         self.serverTrustManager = serverTrustManager
         self.startRequestsImmediately = startRequestsImmediately
+        self.retryBudget = configuration.retryBudget.map(RetryBudgetBucket.init)
         self.rootQueue = rootQueue
         self.requestQueue = requestQueue
         self.serializationQueue = serializationQueue

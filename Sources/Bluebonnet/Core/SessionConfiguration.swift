@@ -81,6 +81,11 @@ public struct SessionConfiguration: Sendable {
     /// ``defaultTelemetryKnownMethods``. A full override, as OpenTelemetry asks: list every method
     /// you want named.
     public var telemetryKnownMethods = SessionConfiguration.defaultTelemetryKnownMethods
+    /// How many retries the session may add to its traffic (``RetryBudget``): one budget for the
+    /// whole session, shared by all its retriers. Default ``RetryBudget/default`` (20 % of the
+    /// requests plus 10 retries per second, over 10 s); nil: no budget, every retry a retrier asks
+    /// for is made (Alamofire's behaviour).
+    public var retryBudget: RetryBudget? = .default
 
     /// The defaults described on each property.
     public init() {}
