@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "BluebonnetHTTP1", targets: ["BluebonnetHTTP1"]),
         .library(name: "BluebonnetCompression", targets: ["BluebonnetCompression"]),
         .library(name: "BluebonnetCore", targets: ["BluebonnetCore"]),
+        // The RFC 9111 cache rules and stores; a product so that the Fuzz package can link them.
+        .library(name: "BluebonnetCache", targets: ["BluebonnetCache"]),
         // The swift-openapi-runtime `ClientTransport`: opt in, so that the core's graph stays light.
         .library(name: "BluebonnetOpenAPI", targets: ["BluebonnetOpenAPI"]),
         .executable(name: "bluebonnet", targets: ["BluebonnetCLI"]),
@@ -65,6 +67,8 @@ let package = Package(
             dependencies: ["BluebonnetCore", "CBluebonnetZlib"]
         ),
         .target(name: "BluebonnetPosix", dependencies: ["BluebonnetCore", "CBluebonnetLinux"]),
+        // The RFC 9111 cache: its rules (sans-I/O) and its stores.
+        .target(name: "BluebonnetCache", dependencies: ["BluebonnetCore", "BluebonnetPosix"]),
         .target(
             name: "BluebonnetTLS",
             dependencies: ["BluebonnetCore", "CBluebonnetOpenSSL", "CBluebonnetOpenSSLShims"]
@@ -77,7 +81,7 @@ let package = Package(
             name: "Bluebonnet",
             dependencies: [
                 "BluebonnetCore", "BluebonnetHTTP1", "BluebonnetCompression",
-                "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport",
+                "BluebonnetPosix", "BluebonnetTLS", "BluebonnetTransport", "BluebonnetCache",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -120,6 +124,12 @@ let package = Package(
             name: "BluebonnetFoundationLinkageProbe",
             dependencies: ["Bluebonnet", "BluebonnetFoundation"]
         ),
+        // The disk cache under several processes at once: DiskCacheStorageProcessTests runs
+        // several of it on one directory (and one under a lowered file-size limit).
+        .executableTarget(
+            name: "BluebonnetCacheProbe",
+            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
+        ),
         .target(
             name: "BluebonnetTestSupport",
             // OpenSSL for `StreamingSHA256` (hashing 64 MiB streamed bodies as they arrive);
@@ -136,6 +146,10 @@ let package = Package(
         .testTarget(
             name: "BluebonnetCoreTests",
             dependencies: ["BluebonnetCore", "BluebonnetTestSupport"]
+        ),
+        .testTarget(
+            name: "BluebonnetCacheTests",
+            dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
         .testTarget(
             name: "BluebonnetHTTP1Tests",

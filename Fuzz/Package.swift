@@ -30,6 +30,14 @@ let package = Package(
                 .product(name: "BluebonnetCore", package: "Bluebonnet"),
             ]
         ),
+        .executableTarget(
+            name: "FuzzCacheHeaders",
+            dependencies: [
+                "CLibFuzzer",
+                .product(name: "BluebonnetCache", package: "Bluebonnet"),
+                .product(name: "BluebonnetCore", package: "Bluebonnet"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

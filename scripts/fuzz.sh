@@ -16,6 +16,7 @@ root=$(pwd)
 TARGETS=(
   "FuzzResponseParser response-parser http.dict"
   "FuzzContentDecoder content-decoder -"
+  "FuzzCacheHeaders cache-headers cache.dict"
 )
 
 seconds=${FUZZ_SECONDS:-60}

@@ -21,6 +21,7 @@ APT_PACKAGES=(
   gcc             # throughput harness: `cc` builds the C reference client (Benchmarks/cref/cref.c)
   util-linux      # throughput harness: `unshare` gives the URLSession worker the test CA (Benchmarks/README.md)
   curl            # integration tests: a request's cURLDescription is run for real (CURLDescriptionRunTests)
+  iproute2        # reachability tests: `ip netns`, veth links, addresses and routes in a private network namespace
 )
 
 SUDO=""

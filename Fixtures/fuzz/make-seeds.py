@@ -12,6 +12,10 @@ picks bits 0-1; the piece size cycles through a few values so the seeds start wi
 Cases over MAX_SEED_BYTES (the 1 MiB head-limit cases, the 64 KiB bodies) are left out: seeds stay
 small and fast, and the fuzzer grows large inputs itself up to -max_len. Files are named
 <case id>.bin; the directory is emptied first, so the script alone defines it.
+
+cache-headers/: header blocks for FuzzCacheHeaders (one `Name: value` field per line), written from
+CACHE_SEEDS below: the Cache-Control, Vary, HTTP-date, Age, ETag and Location cases of RFC 9111's
+rules as Bluebonnet's tests state them.
 """
 import base64
 import gzip
@@ -42,6 +46,24 @@ HAND_WRITTEN = {
     "hand-connect-tunnel": (2, b"HTTP/1.1 200 Connection Established\r\n\r\n\x16\x03\x01\x00\x05hello"),
     "hand-obs-fold-lf-only": (3, b"HTTP/1.1 200 OK\nX-Folded: a\n  b\nContent-Length: 3\n\nabc"),
     "hand-chunked-lf-only": (0, b"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n3\nabc\n0\n\n"),
+}
+
+
+CACHE_SEEDS = {
+    "max-age": "Cache-Control: max-age=60\nDate: Sun, 06 Nov 1994 08:49:37 GMT\nETag: \"v1\"\n",
+    "quoted-max-age": "Cache-Control: foo=\"max-age=60\", private=\"a, max-age=9\", max-age=\"007\"\n",
+    "leading-zeros-clamp": "Cache-Control: max-age=0000060, s-maxage=99999999999999999999\nAge: 2147483649\n",
+    "invalid-values": "Cache-Control: max-age=abc, max-stale, min-fresh=-1, stale-if-error=\"x\nAge: 1, 2\nAge: x\n",
+    "escapes": "Cache-Control: x=\"a\\\"b\\\\c\", no-cache=\"Set-Cookie, X-Id\", NO-STORE, Must-Understand\n",
+    "expires-forms": ("Date: Sun, 06 Nov 1994 08:49:37 GMT\nExpires: Sunday, 06-Nov-94 09:49:37 GMT\n"
+                      "Last-Modified: Sun Nov  6 07:49:37 1994\nExpires: 0\n"),
+    "heuristic": "Date: Mon, 07 Nov 1994 08:49:37 GMT\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\nCache-Control: public\n",
+    "vary": "Vary: Accept-Encoding, accept\nVary: *\nVary: X-A ,X-B,, \"q\"\nAccept: text/html\n",
+    "stale-extensions": "Cache-Control: max-age=1, stale-while-revalidate=30, stale-if-error=600, must-revalidate\nETag: W/\"w\"\n",
+    "locations": ("Location: ../x/./y?z#f\nContent-Location: HTTPS://EXAMPLE.com:443/r\nLocation: //evil.example/\n"
+                  "http://[::1]:8080/a/../b\n"),
+    "hop-by-hop": "Connection: close, X-Hop\nX-Hop: 1\nKeep-Alive: timeout=5\nCache-Control: max-age=5\nPragma: no-cache\n",
+    "request-directives": "Cache-Control: only-if-cached, max-stale=30, min-fresh=5, no-cache\nAuthorization: Bearer x\n",
 }
 
 
@@ -109,6 +131,14 @@ def main():
         write(out, "corpus-" + case["id"], bytes([codings | ((PIECE_SIZES[index % len(PIECE_SIZES)] - 1) << 2)]) + body)
         count += 1
     print(f"{count} seeds in {os.path.relpath(out)}")
+
+    out = os.path.join(HERE, "cache-headers")
+    os.makedirs(out, exist_ok=True)
+    for name in os.listdir(out):
+        os.remove(os.path.join(out, name))
+    for name, text in sorted(CACHE_SEEDS.items()):
+        write(out, name, text.encode())
+    print(f"{len(CACHE_SEEDS)} seeds in {os.path.relpath(out)}")
 
 
 def raw_deflate(data):

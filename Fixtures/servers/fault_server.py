@@ -38,7 +38,8 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /raw?b64=DATA                        | exactly the base64-decoded DATA (standard or URL-safe alphabet, padding optional), then FIN |
 | /echo                                | 200 JSON {"method", "target", "version", "headers": [[name, value], ...], "body_length", "body_sha256"}, keep-alive |
 | /redirect?to=URL&status=S            | S (default 302) with `Location: URL`, empty body |
-| /status/S                            | status S with a short text body (none for 1xx/204/304) |
+| /status/S?retry_after=V              | status S with a short text body (none for 1xx/204/304); with `retry_after`, a `Retry-After: V` field |
+| /hits?path=P                         | 200 JSON {"hits": n}: how many requests for path P (without its query) this server has read so far, this one aside |
 | /early-hints?count=N                 | N (default 1, at most 10) `103 Early Hints` heads, each with its own `Link` field, then 200 "ok", keep-alive |
 | /trailers                            | 200 chunked "first second " with `Trailer: X-Checksum, X-Count` and those two trailer fields after the last chunk, keep-alive |
 | /latin1                              | 200 "ok" with obs-text: `X-Latin1: caf\\xe9 na\\xefve` (ISO-8859-1 bytes E9, EF: not UTF-8), `X-UTF8: caf\\xc3\\xa9` (the UTF-8 of "café"), `X-Ascii: plain`, keep-alive |
@@ -396,6 +397,7 @@ class Connection:
 
         await self.read_body(req)
         close = req.wants_close()
+        self.server.hits[p] = self.server.hits.get(p, 0) + 1
 
         if p == "/ok":
             n = req.int_arg("size", -1)
@@ -509,7 +511,12 @@ class Connection:
                 raise BadRequest("status must be an integer")
             if not 100 <= status <= 999:
                 raise BadRequest("status out of range")
-            await self.respond(req, status, f"{status} {reason(status)}\n".encode(), close=close)
+            extra = [("Retry-After", req.query["retry_after"])] if "retry_after" in req.query else []
+            await self.respond(req, status, f"{status} {reason(status)}\n".encode(), headers=extra, close=close)
+        elif p == "/hits":
+            path = req.query.get("path", "")
+            body = json.dumps({"hits": self.server.hits.get(path, 0)}).encode()
+            await self.respond(req, 200, body, "application/json", close=close)
         else:
             await self.respond(req, 404, b"no such fault\n", close=close)
         return not close
@@ -519,6 +526,7 @@ class FaultServer:
     def __init__(self, hold):
         self.hold = hold
         self.count = 0
+        self.hits = {}
         self.tasks = set()
 
     async def handle(self, reader, writer):

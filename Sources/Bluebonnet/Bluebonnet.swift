@@ -4,6 +4,8 @@
 // No public declaration here (or anywhere in the module) is named `Bluebonnet`: the module name
 // must stay free to qualify names (`Bluebonnet.HTTPHeaders`, `Bluebonnet.request(…)`).
 @_exported import BluebonnetCore
+// The cache's stores, options and rules are part of the API (`URLCache(storage:)`, `CacheOptions`).
+@_exported import BluebonnetCache
 
 /// Facts about the library itself: Alamofire's `AFInfo`.
 public enum BluebonnetInfo {

@@ -61,7 +61,7 @@ final class Fetcher: Fetching {
         var outcome: FetchOutcome
         if let path = job.outputFile, job.resumesOutputFile {
             outcome = await resume(job, request, on: session, toFile: path)
-        } else if let path = job.outputFile {
+        } else if let path = job.outputFile, job.cacheDirectory == nil {
             outcome = await fetch(job, request, on: session, toFile: path)
         } else {
             outcome = await fetchIntoMemory(job, request, on: session)
@@ -95,7 +95,9 @@ final class Fetcher: Fetching {
             }
             let body = data.map { Array($0) } ?? []
             job.progress?(Int64(body.count), head.expectedContentLength >= 0 ? head.expectedContentLength : nil)
-            return Self.outcome(job.url, head, redirects: redirects, metrics: metrics, body: body)
+            var outcome = Self.outcome(job.url, head, redirects: redirects, metrics: metrics, body: body)
+            outcome.cache = response.metrics?.cacheStatus?.rawValue
+            return outcome
         }
     }
 
@@ -457,6 +459,9 @@ final class Fetcher: Fetching {
         }
     }
 
+    /// `--cache`'s capacity on disk: 1 GiB, least recently used entries evicted beyond it.
+    static let cacheCapacity = 1 << 30
+
     private static func makeSession(for job: FetchJob) throws -> Session {
         var configuration = SessionConfiguration()
         for name in job.removedHeaders {
@@ -479,6 +484,11 @@ final class Fetcher: Fetching {
             configuration.proxy = try .url(proxy, noProxy: .init(job.noProxy ?? ""), tls: configuration.tls)
         }
         configuration.redirectPolicy.maximumRedirects = job.maxRedirects ?? Int.max
+        if let directory = job.cacheDirectory {
+            // A disk cache only: each run is one process, and the directory is what runs share.
+            configuration.urlCache = URLCache(
+                memoryCapacity: 0, diskCapacity: Self.cacheCapacity, directory: URL(fileURLWithPath: directory))
+        }
         // curl sends what it is given: `-X GET -d …` is a GET with a body.
         configuration.allowsGETRequestBodies = true
         // The body's size is bounded by memory for a CLI, not by a library default for services.

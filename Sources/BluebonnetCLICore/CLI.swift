@@ -26,6 +26,11 @@ public enum CLI {
         public var readStandardInput: @Sendable () -> [UInt8]
         /// Opens `-o FILE` for writing (created or truncated).
         public var openOutputFile: @Sendable (String) throws -> any ByteSink
+        /// Waits before a `--retry`; `Task.sleep` unless a test sets another.
+        public var sleep: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
+        /// The monotonic time `--retry-max-time` is measured with; the continuous clock unless a
+        /// test sets another.
+        public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
         /// An environment of the given parts.
         public init(
@@ -118,7 +123,7 @@ public enum CLI {
                 }
                 let outputFile = index < plan.outputFiles.count ? plan.outputFiles[index] : nil
                 let job = plan.job(for: url, index: index, progress: progress, outputFile: outputFile, includeHead: options.include)
-                outcome = await fetcher.fetch(job)
+                outcome = await Self.fetch(job, retrying: plan.retry, with: fetcher, environment: environment, silent: options.silent)
             }
             reporter?.finish()
             var reported = outcome
@@ -198,6 +203,36 @@ public enum CLI {
         }
         await fetcher.shutdown()
         return allResponded ? ExitStatus.allResponded : ExitStatus.someFailed
+    }
+
+    /// Fetches `job`, and again after each transient problem while `retry` allows (telling standard
+    /// error, unless `silent`); the last outcome is the URL's.
+    static func fetch(
+        _ job: FetchJob, retrying retry: RetryPlan, with fetcher: some Fetching, environment: Environment, silent: Bool
+    ) async -> FetchOutcome {
+        let start = environment.now()
+        var retriesDone = 0
+        while true {
+            let outcome = await fetcher.fetch(job)
+            let elapsed = start.duration(to: environment.now())
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            guard let delay = retry.delay(after: outcome, of: job, retriesDone: retriesDone, elapsed: seconds, now: RetryPlan.wallClock()) else {
+                return outcome
+            }
+            retriesDone += 1
+            if !silent {
+                let left = retry.count - retriesDone
+                let problem = RetryPlan.transientProblem(of: outcome) ?? "transient problem"
+                try? environment.standardError.write(Array(
+                    "bluebonnet: \(job.url): \(problem): retrying in \(Self.seconds(delay)), \(left) \(left == 1 ? "retry" : "retries") left\n".utf8))
+            }
+            await environment.sleep(.milliseconds(Int64((delay * 1000).rounded(.up))))
+        }
+    }
+
+    /// `1 s`, `0.25 s`.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && value < 1e15 ? "\(Int64(value)) s" : "\(value) s"
     }
 
     /// The bytes of the file at `path` from `offset` on.

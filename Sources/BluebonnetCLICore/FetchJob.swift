@@ -62,6 +62,10 @@ public struct FetchJob: Sendable {
     /// bytes, or another 416, is a `resume` error with the file untouched. Bytes that arrived
     /// before a failure stay in the file, so the same command continues.
     public var resumesOutputFile: Bool
+    /// `--cache DIR`: a persistent private HTTP cache in this directory (created when missing),
+    /// shared by every run that names it; nil for none. The response comes back in memory then
+    /// (also with ``outputFile``), so that it can be stored and answered from the cache.
+    public var cacheDirectory: String?
     /// `-u`, `--basic`, `--digest`: the credentials and how they are sent; nil for none.
     public var authentication: HTTPAuthentication?
 
@@ -88,8 +92,10 @@ public struct FetchJob: Sendable {
         outputFile: String? = nil,
         includeHeadInOutputFile: Bool = false,
         resumesOutputFile: Bool = false,
+        cacheDirectory: String? = nil,
         authentication: HTTPAuthentication? = nil
     ) {
+        self.cacheDirectory = cacheDirectory
         self.authentication = authentication
         self.resumesOutputFile = resumesOutputFile
         self.outputFile = outputFile

@@ -164,6 +164,9 @@ public struct FetchOutcome: Sendable {
     /// failed; nil when the file was not written (or without `-C`). ``bodyFile``'s body starts
     /// there.
     public var resumedFrom: Int?
+    /// With `--cache`: `"hit"` (answered from the cache), `"revalidated"` (a stored response the
+    /// origin confirmed with 304) or `"miss"`; nil without a cache or without a response.
+    public var cache: String?
     /// With `-C -`: the `-o` file was left as it was (a 416 saying it is already whole, or a
     /// status that is not the resource); the body, if any, is in ``body``.
     public var outputFileKept = false

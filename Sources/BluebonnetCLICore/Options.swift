@@ -53,6 +53,9 @@ struct Options: ParsableCommand {
     @Flag(name: .customLong("no-location"), help: "Do not follow redirects: report the 3xx response itself.")
     var noLocation = false
 
+    @Option(name: .customLong("cache"), help: ArgumentHelp("Keep a private HTTP cache (RFC 9111) in DIR, shared by every run that names it: fresh responses are answered from it, stale ones revalidated.", valueName: "DIR"))
+    var cacheDirectory: String?
+
     @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file instead of the system's.", valueName: "FILE"))
     var caCert: String?
 
@@ -83,6 +86,18 @@ struct Options: ParsableCommand {
     @Option(name: [.customLong("timeout"), .customShort("m"), .customLong("max-time")], parsing: .unconditional,
             help: ArgumentHelp("Give up on a URL after this many seconds (decimals allowed).", valueName: "SECONDS"))
     var timeout: Double?
+
+    @Option(name: .customLong("retry"), parsing: .unconditional,
+            help: ArgumentHelp("Retry a URL up to N times after a transient problem: a timeout, a failed name lookup, or HTTP 408, 429, 500, 502, 503 or 504 (curl's). Waits 1 s, then twice as long each time (at most 10 min), or as long as the response's Retry-After asks.", valueName: "N"))
+    var retry: Int?
+
+    @Option(name: .customLong("retry-delay"), parsing: .unconditional,
+            help: ArgumentHelp("Wait this many seconds before each retry instead of the doubling wait (0: the doubling wait).", valueName: "SECONDS"))
+    var retryDelay: Double?
+
+    @Option(name: .customLong("retry-max-time"), parsing: .unconditional,
+            help: ArgumentHelp("Start no retry once this many seconds have passed since a URL's first attempt (0: no limit).", valueName: "SECONDS"))
+    var retryMaxTime: Double?
 
     @Option(name: [.customShort("u"), .customLong("user")], parsing: .unconditional,
             help: ArgumentHelp("Authenticate as USER:PASSWORD: Basic, sent with the first request (curl's default), or Digest with --digest. There is no password prompt: a USER without ':PASSWORD' is a usage error.", valueName: "USER:PASSWORD"))

@@ -3,13 +3,14 @@ import Foundation
 /// The `--json` line for one outcome: the contract other programs read (README.md beside
 /// main.swift). Keys in exactly this order, always all present:
 /// `url, status, reason, version, headers, body_base64, body_length, redirects, metrics, error,
-/// upload_length, resumed_from`. Keys only ever grow, at the end: the first ten are the original
-/// contract; `upload_length` and `resumed_from` came with `-T`, `-F` and `-C`.
+/// upload_length, resumed_from, cache`. Keys only ever grow, at the end: the first ten are the
+/// original contract; `upload_length` and `resumed_from` came with `-T`, `-F` and `-C`, `cache`
+/// with `--cache` (`"hit"`, `"revalidated"`, `"miss"`, or null without a cache).
 enum OutcomeJSON {
     /// The keys, in order.
     static let keys = [
         "url", "status", "reason", "version", "headers", "body_base64", "body_length", "redirects", "metrics", "error",
-        "upload_length", "resumed_from",
+        "upload_length", "resumed_from", "cache",
     ]
 
     /// The metrics object's keys, in order.
@@ -49,6 +50,7 @@ enum OutcomeJSON {
             ("error", error),
             ("upload_length", .int(outcome.uploadLength)),
             ("resumed_from", outcome.resumedFrom.map(JSONValue.int) ?? .null),
+            ("cache", failed ? .null : outcome.cache.map(JSONValue.string) ?? .null),
         ])
     }
 

@@ -30,6 +30,8 @@ struct RequestPlan: Equatable {
     var pinnedPublicKey: PinnedPublicKey?
     /// `--crlfile`.
     var crlPath: String?
+    /// `--cache DIR`: the persistent HTTP cache's directory, nil for none.
+    var cacheDirectory: String?
     /// `--cert-status`.
     var requiresCertificateStatus: Bool
     var timeout: Double?
@@ -39,6 +41,8 @@ struct RequestPlan: Equatable {
     var noProxy: String?
     /// The Nth file is for the Nth URL; URLs past the list write to standard output.
     var outputFiles: [String]
+    /// `--retry`, `--retry-delay`, `--retry-max-time`.
+    var retry: RetryPlan
     /// `-u`, `--basic`, `--digest`: the credentials and how they are sent; nil for none.
     var authentication: HTTPAuthentication?
 
@@ -188,6 +192,7 @@ struct RequestPlan: Equatable {
             throw UsageError("--cacert \(path): no such readable file")
         }
         caCertPath = options.caCert
+        cacheDirectory = options.cacheDirectory
         insecure = options.insecure
         pinnedPublicKey = try Self.pinnedPublicKey(options.pinnedPublicKey, fileExists: fileExists)
         if let path = options.crlFile, !fileExists(path) {
@@ -222,6 +227,7 @@ struct RequestPlan: Equatable {
             throw UsageError("more -o files (\(options.output.count)) than URLs (\(options.urls.count))")
         }
         outputFiles = options.output
+        retry = try RetryPlan(retry: options.retry, retryDelay: options.retryDelay, retryMaxTime: options.retryMaxTime)
 
         // -C -: resume each URL's -o file from its size. curl's `-C N` (an offset that need not
         // be the file's size) is refused: appending at another offset corrupts the file.
@@ -355,7 +361,8 @@ struct RequestPlan: Equatable {
             caCertPath: caCertPath, insecure: insecure, pinnedPublicKey: pinnedPublicKey, crlPath: crlPath,
             requiresCertificateStatus: requiresCertificateStatus, timeout: timeout, proxy: proxy, noProxy: noProxy,
             progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead,
-            resumesOutputFile: resumesOutputFiles && outputFile != nil, authentication: authentication
+            resumesOutputFile: resumesOutputFiles && outputFile != nil, cacheDirectory: cacheDirectory,
+            authentication: authentication
         )
     }
 

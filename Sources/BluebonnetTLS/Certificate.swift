@@ -3,30 +3,40 @@ internal import CBluebonnetOpenSSLShims
 
 /// An X.509 certificate as a value: its DER encoding and the fields server-trust evaluation reads.
 ///
-/// The fields are parsed once, when the value is made, and the decoded certificate is kept for
-/// verification (decoding is the expensive part with OpenSSL 3). Two certificates are equal when
+/// The value keeps the decoded certificate (decoding is the expensive part with OpenSSL 3) and
+/// reads each field from it when asked, so the certificates of every handshake that a server-trust
+/// evaluator sees cost nothing until the evaluator looks at them. Two certificates are equal when
 /// their DER encodings are (Alamofire compares `SecCertificate` data the same way when pinning).
 public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The decoded certificate, shared by copies; verification uses it instead of decoding `der`.
     let owner: X509Owner
+
     /// The certificate's DER encoding.
-    public let der: [UInt8]
+    public var der: [UInt8] { owner.der }
     /// The subject name, one line (`/O=Example/CN=example.com`).
-    public let subject: String
+    public var subject: String { owner.withUnsafeX509 { Self.name(X509_get_subject_name($0)) } }
     /// The issuer name, in the same form as ``subject``.
-    public let issuer: String
+    public var issuer: String { owner.withUnsafeX509 { Self.name(X509_get_issuer_name($0)) } }
     /// The `subjectAltName` DNS names, as written (`*.example.com` stays a wildcard).
-    public let dnsNames: [String]
+    public var dnsNames: [String] { alternativeNames.dns }
     /// The `subjectAltName` IP addresses, printed (`127.0.0.1`, `::1`).
-    public let ipAddresses: [String]
+    public var ipAddresses: [String] { alternativeNames.ip }
     /// The start of the validity period, in seconds since 1970-01-01 UTC.
-    public let notValidBefore: Int
+    public var notValidBefore: Int { owner.withUnsafeX509 { Self.secondsSinceEpoch(X509_get0_notBefore($0)) } }
     /// The end of the validity period, in seconds since 1970-01-01 UTC.
-    public let notValidAfter: Int
+    public var notValidAfter: Int { owner.withUnsafeX509 { Self.secondsSinceEpoch(X509_get0_notAfter($0)) } }
     /// The subject public key (its DER SubjectPublicKeyInfo and SHA-256, the SPKI pin).
-    public let publicKey: PublicKey
+    public var publicKey: PublicKey {
+        PublicKey(subjectPublicKeyInfo: owner.withUnsafeX509 { X509Owner.subjectPublicKeyInfo(of: $0) })
+    }
     /// Whether the certificate is issued by its own subject and signed by its own key.
-    public let isSelfSigned: Bool
+    public var isSelfSigned: Bool {
+        owner.withUnsafeX509 { x509 in
+            OpenSSLErrorQueue.clear()
+            defer { OpenSSLErrorQueue.clear() }
+            return X509_self_signed(x509, 1) == 1
+        }
+    }
 
     /// Parses one DER-encoded certificate.
     ///
@@ -38,16 +48,6 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     init(_ owner: X509Owner) {
         self.owner = owner
-        let fields = owner.withUnsafeX509 { x509 in Self.fields(of: x509) }
-        der = owner.der
-        subject = fields.subject
-        issuer = fields.issuer
-        dnsNames = fields.dnsNames
-        ipAddresses = fields.ipAddresses
-        notValidBefore = fields.notBefore
-        notValidAfter = fields.notAfter
-        publicKey = PublicKey(subjectPublicKeyInfo: owner.withUnsafeX509 { X509Owner.subjectPublicKeyInfo(of: $0) })
-        isSelfSigned = fields.selfSigned
     }
 
     /// Every certificate in `data`, in order: PEM (any number of `CERTIFICATE` blocks, text around
@@ -89,36 +89,29 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return (0...(data.count - marker.count)).contains { start in data[start..<(start + marker.count)].elementsEqual(marker) }
     }
 
-    private struct Fields {
-        var subject = "", issuer = "", dnsNames: [String] = [], ipAddresses: [String] = []
-        var notBefore = 0, notAfter = 0, selfSigned = false
-    }
-
-    private static func fields(of x509: OpaquePointer) -> Fields {
-        OpenSSLErrorQueue.clear()
-        defer { OpenSSLErrorQueue.clear() }
-        var fields = Fields()
-        fields.subject = name(X509_get_subject_name(x509))
-        fields.issuer = name(X509_get_issuer_name(x509))
-        fields.notBefore = secondsSinceEpoch(X509_get0_notBefore(x509))
-        fields.notAfter = secondsSinceEpoch(X509_get0_notAfter(x509))
-        fields.selfSigned = X509_self_signed(x509, 1) == 1
-        if let raw = X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) {
-            let names = OpaquePointer(raw)
-            defer { GENERAL_NAMES_free(names) }
-            for index in 0..<cbluebonnet_sk_GENERAL_NAME_num(names) {
-                guard let entry = cbluebonnet_sk_GENERAL_NAME_value(names, index) else { continue }
-                switch entry.pointee.type {
-                case GEN_DNS:
-                    fields.dnsNames.append(String(decoding: bytes(entry.pointee.d.dNSName), as: UTF8.self))
-                case GEN_IPADD:
-                    fields.ipAddresses.append(printIP(bytes(entry.pointee.d.iPAddress)))
-                default:
-                    continue
+    private var alternativeNames: (dns: [String], ip: [String]) {
+        owner.withUnsafeX509 { x509 in
+            OpenSSLErrorQueue.clear()
+            defer { OpenSSLErrorQueue.clear() }
+            var dns: [String] = []
+            var ip: [String] = []
+            if let raw = X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) {
+                let names = OpaquePointer(raw)
+                defer { GENERAL_NAMES_free(names) }
+                for index in 0..<cbluebonnet_sk_GENERAL_NAME_num(names) {
+                    guard let entry = cbluebonnet_sk_GENERAL_NAME_value(names, index) else { continue }
+                    switch entry.pointee.type {
+                    case GEN_DNS:
+                        dns.append(String(decoding: Self.bytes(entry.pointee.d.dNSName), as: UTF8.self))
+                    case GEN_IPADD:
+                        ip.append(Self.printIP(Self.bytes(entry.pointee.d.iPAddress)))
+                    default:
+                        continue
+                    }
                 }
             }
+            return (dns, ip)
         }
-        return fields
     }
 
     private static func bytes(_ string: UnsafeMutablePointer<ASN1_STRING>?) -> [UInt8] {

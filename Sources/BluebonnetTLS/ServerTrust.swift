@@ -18,6 +18,10 @@ public struct ServerTrust: Sendable {
     /// sent none (or was not asked: ``TLSConfiguration/requestsCertificateStatus``).
     public let stapledOCSPResponse: [UInt8]?
     let store: TrustStore
+    /// What OpenSSL's verification during the handshake found, against the same store: reused by
+    /// ``validatedChain(forHost:)`` instead of verifying again. Nil for a trust made by hand, a
+    /// resumed session (verified in an earlier handshake) and the trusts derived from this one.
+    var handshakeVerification: HandshakeVerification?
     /// Whether any trust root ends a chain, self-signed or not (``anchored(to:)``).
     private var anchorsArePinned = false
 
@@ -59,7 +63,11 @@ public struct ServerTrust: Sendable {
     ///   is OpenSSL's `X509_V_ERR_*` code; ``TLSError/Kind/badCertificate`` when there is no
     ///   certificate.
     public func validatedChain(forHost host: String?) throws(TLSError) -> [Certificate] {
-        try store.verify(certificates, host: host.map(HostnameVerifier.normalize))
+        let host = host.map(HostnameVerifier.normalize)
+        if let recorded = handshakeVerification, let outcome = recorded.outcome(forHost: host) {
+            return try outcome.get()
+        }
+        return try store.verify(certificates, host: host)
     }
 
     /// Whether the leaf names `host` (a DNS or IP `subjectAltName`, never the subject CN), by the
@@ -211,6 +219,37 @@ final class TrustStore: @unchecked Sendable {
     }
 }
 
+/// The outcome of OpenSSL's chain verification during a handshake (`SSL_get_verify_result`, the
+/// verified chain), which ran against the context's store with the TLS server purpose, and with
+/// the host check when `host` is set: exactly what ``TrustStore/verify(_:host:)`` computes.
+struct HandshakeVerification: Sendable {
+    /// `X509_V_OK` or the first `X509_V_ERR_*` found.
+    let result: Int
+    /// The host (normalized) the handshake checked the leaf against, or nil.
+    let host: String?
+    /// The verified chain, leaf first, when `result` is `X509_V_OK`.
+    let chain: [Certificate]
+
+    /// The outcome of verifying for `host` (normalized), when this record decides it: for the
+    /// host it was made for; and without a host when it succeeded, or failed on something other
+    /// than the host (OpenSSL checks the chain's path before the host, and the rest after it, so
+    /// only a host mismatch leaves the chain itself undecided).
+    func outcome(forHost wanted: String?) -> Result<[Certificate], TLSError>? {
+        let sameHost = wanted?.lowercased() == host?.lowercased()
+        if result == Int(X509_V_OK) {
+            return sameHost || wanted == nil ? .success(chain) : nil
+        }
+        let hostMismatch = [X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH, X509_V_ERR_EMAIL_MISMATCH]
+            .contains(Int32(result))
+        guard sameHost || (wanted == nil && !hostMismatch) else { return nil }
+        let text = String(cString: X509_verify_cert_error_string(CLong(result)))
+        return .failure(
+            TLSError(
+                TLSError.kind(forVerifyResult: result), "certificate verification failed: \(text)",
+                verifyResult: result, verifyResultDescription: text))
+    }
+}
+
 extension TLSEngine {
     /// What the server presented, with the context's trust roots, once the handshake is complete
     /// (nil before, or without a peer certificate).
@@ -230,7 +269,8 @@ extension TLSEngine {
                     cbluebonnet_sk_X509_value(sent, index).map(X509Owner.init(retaining:))
                 }
             }
-            if chain.first?.der != leafOwner.der { chain.insert(leafOwner, at: 0) }
+            // The client's stack holds the leaf first, as the same object.
+            if chain.first.map({ owner in owner.withUnsafeX509 { $0 != leaf } }) ?? true { chain.insert(leafOwner, at: 0) }
             return chain.map(Certificate.init)
         }
         let staple: [UInt8]? = withUnsafeSSL { ssl in
@@ -240,9 +280,38 @@ extension TLSEngine {
             return Array(UnsafeBufferPointer(start: response, count: length))
         }
         guard !certificates.isEmpty, let store = context.withUnsafeContext({ SSL_CTX_get_cert_store($0) }) else { return nil }
-        return ServerTrust(
+        var trust = ServerTrust(
             certificates: certificates, trustRoots: context.configuration?.trustRoots ?? .system,
             stapledOCSPResponse: staple, store: TrustStore(sharing: store))
+        trust.handshakeVerification = handshakeVerification(of: certificates)
+        return trust
+    }
+}
+
+extension TLSEngine {
+    /// The handshake's own verification of `certificates` (the peer's, as ``serverTrust`` shares
+    /// them), or nil on a resumed session, whose chain was verified in an earlier handshake.
+    /// OpenSSL verifies the peer's chain during every full handshake, also when the context does
+    /// not require it to succeed (`SSL_VERIFY_NONE`, as for connections a server-trust evaluator
+    /// judges): reading the result costs nothing, verifying again costs a signature check per
+    /// certificate.
+    private func handshakeVerification(of certificates: [Certificate]) -> HandshakeVerification? {
+        withUnsafeSSL { ssl in
+            guard SSL_session_reused(ssl) == 0 else { return nil }
+            let result = Int(SSL_get_verify_result(ssl))
+            var chain: [Certificate] = []
+            if result == Int(X509_V_OK) {
+                guard let verified = SSL_get0_verified_chain(ssl) else { return nil }
+                chain = (0..<cbluebonnet_sk_X509_num(verified)).compactMap { index in
+                    cbluebonnet_sk_X509_value(verified, index).map { member in
+                        certificates.first { $0.owner.withUnsafeX509 { $0 == member } }
+                            ?? Certificate(X509Owner(retaining: member))
+                    }
+                }
+                guard !chain.isEmpty else { return nil }
+            }
+            return HandshakeVerification(result: result, host: verifiedHost, chain: chain)
+        }
     }
 }
 

@@ -61,6 +61,8 @@ public final class TLSEngine {
     private var transportEnded = false
     /// How reading ended (close, truncation or failure), once it has; repeated to later reads.
     private var readEnd: Result<ReadResult, TLSError>?
+    /// The host (normalized) that OpenSSL's verification checks the leaf against, or nil.
+    private(set) var verifiedHost: String?
     /// Whether `handshake()` has returned `.complete`.
     public private(set) var isHandshakeComplete = false
 
@@ -98,7 +100,10 @@ public final class TLSEngine {
         if !isIP, cbluebonnet_SSL_set_tlsext_host_name(ssl, host) != 1 {
             throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot set SNI \(host)")
         }
-        if configuration.certificateVerification == .fullVerification {
+        // With `.none` the handshake does not stop on a failed verification, but OpenSSL still
+        // verifies (host included) and records the result: the server-trust evaluators read it
+        // (`ServerTrust.validatedChain(forHost:)`) instead of verifying again.
+        if configuration.certificateVerification != .noHostnameVerification {
             let parameters = SSL_get0_param(ssl)
             let ok: Int32
             if isIP {
@@ -110,6 +115,7 @@ public final class TLSEngine {
             guard ok == 1 else {
                 throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot verify against host \(host)")
             }
+            verifiedHost = host
         }
         if let key, let session = context.takeSession(for: key) {
             OpenSSLErrorQueue.clear()

@@ -57,6 +57,10 @@ public final class TestServer: Sendable {
         /// line to ``TestServer/proxyLogPath``; with `--tls-origin`, ``TestServer/tlsPort`` is its
         /// HTTPS echo origin.
         case proxy([String])
+        /// `Fixtures/servers/cache_origin.py`: resources with the caching fields a test asks for
+        /// (`/r/<name>?cc=…&etag=…`), answering conditional requests with 304 and counting every
+        /// request (`/stats/<name>`), for the HTTP cache's tests.
+        case cacheOrigin
         /// `Fixtures/servers/auth_server.py`: an expiring bearer token with a refresh endpoint, and
         /// HTTP Digest authentication checked with Python's hashlib.
         case authServer
@@ -69,6 +73,7 @@ public final class TestServer: Sendable {
             case .replay: "replay server"
             case .opensslServer: "openssl s_server"
             case .proxy: "proxy fixture"
+            case .cacheOrigin: "cache origin"
             case .authServer: "auth server"
             }
         }
@@ -162,6 +167,15 @@ public final class TestServer: Sendable {
             let python = try program("python3", setupHint: "installs python3")
             let socket = directory.appendingPathComponent("fault.sock").path
             let child = try Child.spawn(python, [script.path, "--port", "0", "--unix", socket], logs: directory)
+            let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
+                line.hasPrefix("LISTENING ") ? Int(line.split(separator: " ")[1]) : nil
+            }
+            return TestServer(kind: kind, port: port, tlsPort: nil, pid: child.pid, directory: directory, docroot: nil)
+
+        case .cacheOrigin:
+            let script = try FixturePaths.fixture("servers/cache_origin.py")
+            let python = try program("python3", setupHint: "installs python3")
+            let child = try Child.spawn(python, [script.path, "--port", "0"], logs: directory)
             let port = try child.waitForPort(in: .stdout, deadline: deadline, kind) { line in
                 line.hasPrefix("LISTENING ") ? Int(line.split(separator: " ")[1]) : nil
             }
@@ -372,6 +386,7 @@ public final class TestServer: Sendable {
         case .replay: tag = "replay"
         case .opensslServer: tag = "openssl"
         case .proxy: tag = "proxy"
+        case .cacheOrigin: tag = "cache"
         case .authServer: tag = "auth"
         }
         var template = Array((NSTemporaryDirectory() + "/bluebonnet-\(tag)-XXXXXX").utf8CString)

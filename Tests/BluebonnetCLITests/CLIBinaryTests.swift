@@ -55,7 +55,7 @@ import Testing
                 #expect(run.jsonLines.first?["url"] as? String == url)
                 #expect(run.jsonLines.first.map { Set($0.keys) } == ["url", "status", "reason", "version", "headers", "body_base64",
                                                                      "body_length", "redirects", "metrics", "error",
-                                                                     "upload_length", "resumed_from"])
+                                                                     "upload_length", "resumed_from", "cache"])
                 #expect(try Self.proxyTargets(proxy) == [url])
                 let direct = try await CLIBinary.run(["--json", "-x", "127.0.0.1:\(proxy.port)", "--noproxy", "127.0.0.1", url])
                 #expect(direct.status == 0, "\(direct)")
@@ -113,7 +113,7 @@ import Testing
             #expect(lines.map { $0["reason"] as? String } == ["OK", "Not Found", "Internal Server Error"])
             for (line, raw) in zip(lines, text.split(separator: "\n")) {
                 #expect(line["error"] is NSNull)
-                #expect(raw.contains(#","metrics":{"total_ms":"#) && raw.hasSuffix(#","error":null,"upload_length":0,"resumed_from":null}"#))
+                #expect(raw.contains(#","metrics":{"total_ms":"#) && raw.hasSuffix(#","error":null,"upload_length":0,"resumed_from":null,"cache":null}"#))
                 let metrics = line["metrics"] as? [String: Any] ?? [:]
                 #expect(Set(metrics.keys) == ["total_ms", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "reused"])
             }

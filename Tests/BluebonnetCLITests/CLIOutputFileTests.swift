@@ -129,7 +129,7 @@ import Testing
             #expect(body.count == 5000)
             #expect(line["body_length"] as? Int == 5000)
             #expect(Data(base64Encoded: line["body_base64"] as? String ?? "") == body)
-            #expect(Array(line.keys).count == 12)
+            #expect(Array(line.keys).count == 13)
         }
     }
 }

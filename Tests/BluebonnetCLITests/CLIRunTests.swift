@@ -89,7 +89,7 @@ import Testing
             {"url":"http://h/b","status":404,"reason":"Not Found","version":"HTTP/1.1",\
             "headers":[["Content-Type","text/plain"],["Content-Length","4"]],"body_base64":"bm9wZQ==",\
             "body_length":4,"redirects":2,"metrics":{"total_ms":null,"dns_ms":null,"connect_ms":null,\
-            "tls_ms":null,"first_byte_ms":null,"reused":null},"error":null,"upload_length":0,"resumed_from":null}
+            "tls_ms":null,"first_byte_ms":null,"reused":null},"error":null,"upload_length":0,"resumed_from":null,"cache":null}
             """)
         #expect(lines[1].contains(#""status":null"#) && lines[1].contains(#""kind":"connect""#))
         #expect(lines[2].contains(#""body_base64":"Ym9keS1h""#))
@@ -231,7 +231,7 @@ import Testing
         #expect(lines.first?.contains(#""status":404,"#) == true)
         #expect(lines.first?.contains(#""body_base64":"bm9wZQ==","body_length":4,"#) == true)
         #expect(lines.last?.contains(#""status":416,"#) == true)
-        #expect(lines.last?.hasSuffix(#""error":null,"upload_length":0,"resumed_from":null}"#) == true)
+        #expect(lines.last?.hasSuffix(#""error":null,"upload_length":0,"resumed_from":null,"cache":null}"#) == true)
     }
 
     /// A resumed body is the part of the -o file from where this response's body starts: that is
@@ -248,7 +248,7 @@ import Testing
         let run = await Run.cli(["--json", "-C", "-", "-o", file.path, "http://h/r"], fetcher: FakeFetcher(["http://h/r": appended]))
         #expect(run.status == 0)
         #expect(run.stdout.contains(#""body_base64":"NDU2Nzg5","body_length":6,"#), "\(run.stdout)")
-        #expect(run.stdout.hasSuffix(#""upload_length":0,"resumed_from":4}"# + "\n"), "\(run.stdout)")
+        #expect(run.stdout.hasSuffix(#""upload_length":0,"resumed_from":4,"cache":null}"# + "\n"), "\(run.stdout)")
         #expect(run.files.isEmpty, "the fetcher wrote the file itself")
     }
 
@@ -262,7 +262,7 @@ import Testing
         #expect(run.status == 1)
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.allSatisfy { $0.hasSuffix(#""upload_length":1500000,"resumed_from":null}"#) }, "\(run.stdout)")
+        #expect(lines.allSatisfy { $0.hasSuffix(#""upload_length":1500000,"resumed_from":null,"cache":null}"#) }, "\(run.stdout)")
     }
 
     /// `-T` gives its URL a PUT of the file, the file's name appended to a URL ending in '/'.

@@ -17,7 +17,7 @@ import Testing
             "headers":[["Server","fault"],["Content-Length","2"],["Set-Cookie","a=1"],["set-cookie","b=2"]],\
             "body_base64":"b2s=","body_length":2,"redirects":1,\
             "metrics":{"total_ms":12,"dns_ms":1,"connect_ms":2,"tls_ms":null,"first_byte_ms":10,"reused":false},\
-            "error":null,"upload_length":0,"resumed_from":null}
+            "error":null,"upload_length":0,"resumed_from":null,"cache":null}
             """)
     }
 
@@ -28,7 +28,7 @@ import Testing
             {"url":"http://x.invalid/","status":null,"reason":"","version":"","headers":[],\
             "body_base64":"","body_length":0,"redirects":2,\
             "metrics":{"total_ms":5,"dns_ms":null,"connect_ms":null,"tls_ms":null,"first_byte_ms":null,"reused":null},\
-            "error":{"kind":"dns","message":"no such host \\"x.invalid\\""},"upload_length":0,"resumed_from":null}
+            "error":{"kind":"dns","message":"no such host \\"x.invalid\\""},"upload_length":0,"resumed_from":null,"cache":null}
             """)
     }
 
@@ -100,7 +100,7 @@ import Testing
     @Test func theKeyOrderIsExactlyTheContract() {
         let line = OutcomeJSON.line(for: FakeFetcher.ok("u", ""))
         let keys = ["url", "status", "reason", "version", "headers", "body_base64", "body_length", "redirects",
-                    "metrics", "error", "upload_length", "resumed_from"]
+                    "metrics", "error", "upload_length", "resumed_from", "cache"]
         var positions: [String.Index] = []
         for key in keys {
             guard let range = line.range(of: "\"\(key)\":") else {

@@ -16,7 +16,6 @@
 // - AdvancedUsage "Adding a CachedResponseHandler", "Customizing Caching" and "Customizing Caching
 //   and Redirect Handling: CachedResponseHandler" (`ResponseCacher`, `cacheResponse(using:)`,
 //   `URLCache`, `CachedURLResponse`; `Session(cachedResponseHandler:)`): joins when issue 13 lands.
-// - AdvancedUsage "Network Reachability" (`NetworkReachabilityManager`): joins when issue 14 lands.
 // Sections that cannot have one on Linux (the migration guide says what to write instead):
 // "SessionDelegate" and "Creating Instances From URLSessions" (`SessionDelegate`,
 // `Session(session:delegate:rootQueue:)`: no URLSession underneath), the evaluators' `SecTrust`
@@ -29,8 +28,9 @@
 // `HTTPURLResponse`, "Creating Custom Session Instances", the interceptor closures),
 // `RoutingAndSerialization` (AdvancedUsage's 4-era "Making Requests" and "Response Handling"),
 // `Usage` (Usage.md and README-zh.md, section by section), `AlamofireFourSpellingsSection` (the
-// 4.x names those documents teach, kept as deprecated forwards), `AuthenticationInterceptorShape`
-// (Alamofire's OAuth authenticator, which those documents do not have).
+// 4.x names those documents teach, kept as deprecated forwards).
+// `ReachabilitySection`: AdvancedUsage "Network Reachability" (`NetworkReachabilityManager`).
+// `AuthenticationInterceptorShape`: Alamofire's OAuth authenticator, which those documents do not have.
 import Bluebonnet
 import BluebonnetTestSupport
 import Foundation

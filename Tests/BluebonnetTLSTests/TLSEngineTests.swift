@@ -135,6 +135,59 @@ import Testing
         #expect(leaf.indices.contains { leaf[$0...].starts(with: spki) })
     }
 
+    /// A server-trust evaluator's connection handshakes with OpenSSL's verification not required
+    /// (`.none`), yet OpenSSL verifies (host included) and `serverTrust` carries the result, so
+    /// validation does not verify a second time; its answers are those of a fresh verification.
+    @Test func serverTrustReusesTheHandshakesVerification() throws {
+        let (client, _, outcome) = try connect(try Certs.clientConfiguration(verification: .none), server: try Certs.serverContext())
+        #expect(outcome.succeeded)
+        let trust = try #require(client.serverTrust)
+        let recorded = try #require(trust.handshakeVerification)
+        #expect(recorded.result == 0)
+        #expect(recorded.host == "localhost")
+        #expect(recorded.chain.map(\.der) == (try trust.validatedChain(forHost: "localhost")).map(\.der))
+        #expect(recorded.chain.count == 3)
+        // The record answers for its host and without one; another host is verified afresh.
+        #expect(recorded.outcome(forHost: "localhost") != nil)
+        #expect(recorded.outcome(forHost: nil) != nil)
+        #expect(recorded.outcome(forHost: "example.com") == nil)
+        #expect(throws: TLSError.self) { _ = try trust.validatedChain(forHost: "example.com") }
+        #expect(try trust.validatedChain(forHost: nil).count == 3)
+    }
+
+    /// A failed verification is recorded too: for its host it is the answer; without a host, a
+    /// host mismatch leaves the chain undecided (verified afresh, and valid), any other failure
+    /// stands.
+    @Test func serverTrustRecordsAFailedVerificationAndKnowsWhatItDecides() throws {
+        let (client, _, outcome) = try connect(
+            try Certs.clientConfiguration(verification: .none), server: try Certs.serverContext(), serverName: "other.test")
+        #expect(outcome.succeeded)
+        let trust = try #require(client.serverTrust)
+        let recorded = try #require(trust.handshakeVerification)
+        #expect(recorded.result == 62, "X509_V_ERR_HOSTNAME_MISMATCH")
+        #expect(recorded.outcome(forHost: nil) == nil)
+        do {
+            _ = try trust.validatedChain(forHost: "other.test")
+            Issue.record("the recorded host mismatch must stand")
+        } catch {
+            #expect(error.kind == .hostnameMismatch)
+        }
+        #expect(try trust.validatedChain(forHost: nil).count == 3)
+
+        let untrusted = TLSConfiguration(
+            trustRoots: .certificates([try Certs.pem("client.pem")]), certificateVerification: .none)
+        let (other, _, second) = try connect(untrusted, server: try Certs.serverContext())
+        #expect(second.succeeded)
+        let otherTrust = try #require(other.serverTrust)
+        let failure = try #require(otherTrust.handshakeVerification)
+        #expect(failure.result != 0 && failure.result != 62)
+        guard case .failure(let error)? = failure.outcome(forHost: nil) else {
+            Issue.record("a chain failure decides the chain without a host too")
+            return
+        }
+        #expect(error.verifyResult == failure.result)
+    }
+
     @Test func mutualTLSPresentsTheClientCertificate() throws {
         let identity = ClientIdentity(certificateChain: try Certs.pem("client.pem"), privateKey: try Certs.key("client.key"))
         let (client, server, outcome) = try connect(

@@ -15,7 +15,10 @@ enum BluebonnetClients {
     static func make(
         _ kind: ClientKind, scenario: Scenario, baseURL: String, caFile: String
     ) throws -> any LoadClient {
-        BluebonnetClient(closureStyle: kind == .bluebonnetClosure, scenario: scenario, baseURL: baseURL, caFile: caFile)
+        try BluebonnetClient(
+            closureStyle: kind == .bluebonnetClosure, pinned: kind == .bluebonnetPinned,
+            cache: kind == .bluebonnetCacheMemory ? .memory : kind == .bluebonnetCacheDisk ? .disk : nil, scenario: scenario,
+            baseURL: baseURL, caFile: caFile)
     }
 }
 
@@ -26,10 +29,19 @@ final class BluebonnetClient: LoadClient {
     private let closureStyle: Bool
     private let uploadBody: Data
 
-    init(closureStyle: Bool, scenario: Scenario, baseURL: String, caFile: String) {
+    /// Which `URLCache` tier answers (the `bluebonnet-cache-*` clients).
+    enum CacheTier { case memory, disk }
+
+    /// The disk tier's directory, removed by `shutdown()`.
+    private let cacheDirectory: URL?
+
+    init(
+        closureStyle: Bool, pinned: Bool = false, cache: CacheTier? = nil, scenario: Scenario, baseURL: String, caFile: String
+    ) throws {
         self.scenario = scenario
         self.closureStyle = closureStyle
-        self.url = baseURL + scenario.path
+        // nginx serves the docroot under /cached/ with `expires 1h`: fresh for the whole run.
+        self.url = baseURL + (cache == nil ? "" : "/cached") + scenario.path
         self.uploadBody = Data(repeating: UInt8(ascii: "u"), count: scenario.uploadBytes)
         var configuration = SessionConfiguration()
         configuration.tls.trustRoots = .certificates([.pemFile(path: caFile)])
@@ -42,7 +54,27 @@ final class BluebonnetClient: LoadClient {
         // nginx gzips text/plain, so outside the JSON scenario (which asks for gzip itself) the
         // offer goes, as AsyncHTTPClient and wrk never make it and URLSession says `identity`.
         if scenario.body != .decodeJSON { configuration.headers.remove(name: "Accept-Encoding") }
-        session = Session(configuration: configuration)
+        switch cache {
+        case .memory?:
+            cacheDirectory = nil
+            configuration.urlCache = URLCache(memoryCapacity: 16 << 20, diskCapacity: 0)
+        case .disk?:
+            let directory = FileManager.default.temporaryDirectory.appending(path: "bluebonnet-harness-cache-\(getpid())")
+            cacheDirectory = directory
+            configuration.urlCache = URLCache(memoryCapacity: 0, diskCapacity: 64 << 20, directory: directory)
+        case nil:
+            cacheDirectory = nil
+        }
+        if pinned {
+            // What a user pinning their CA's key writes: the key anywhere in the validated chain
+            // matches, after the default validation and the host check.
+            let host = URL(string: baseURL)?.host ?? "127.0.0.1"
+            let keys = try Certificate.certificates(atPath: caFile).map(\.publicKey)
+            let manager = ServerTrustManager(evaluators: [host: PublicKeysTrustEvaluator(keys: keys)])
+            session = Session(configuration: configuration, serverTrustManager: manager)
+        } else {
+            session = Session(configuration: configuration)
+        }
     }
 
     var note: String? { nil }
@@ -142,6 +174,7 @@ final class BluebonnetClient: LoadClient {
 
     func shutdown() async {
         await session.shutdown()
+        if let cacheDirectory { try? FileManager.default.removeItem(at: cacheDirectory) }
     }
 }
 

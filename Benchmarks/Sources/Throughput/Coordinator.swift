@@ -41,7 +41,7 @@ struct Coordinator: ParsableCommand {
     @Flag(help: "List the scenarios and clients, then exit.")
     var list = false
 
-    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .ahc, .urlsession, .wrk, .cref, .curl]
+    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .ahc, .urlsession, .wrk, .cref, .curl]
 
     func run() throws {
         if list {
@@ -248,7 +248,8 @@ struct RunRunner {
                     binary: crefBinary, scenario: scenario, port: port, caFile: repo.caFile,
                     warmup: settings.warmup, duration: settings.duration)
                 return try jsonResult(arguments, client: client, scenario: scenario, stem: stem, timeout: timeout)
-            case .ahc, .urlsession, .bluebonnetAsync, .bluebonnetClosure:
+            case .ahc, .urlsession, .bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory,
+                .bluebonnetCacheDisk:
                 var arguments = [
                     selfExecutable, "worker", "--client", client.rawValue, "--scenario", scenario.name,
                     "--base-url", baseURL, "--ca", repo.caFile, "--warmup", "\(settings.warmup)",

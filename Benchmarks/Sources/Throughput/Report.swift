@@ -304,6 +304,9 @@ enum Chart {
         switch ClientKind(rawValue: client) {
         case .bluebonnetAsync: "Bluebonnet async"
         case .bluebonnetClosure: "Bluebonnet closure"
+        case .bluebonnetPinned: "Bluebonnet pinned"
+        case .bluebonnetCacheMemory: "Bluebonnet memory cache"
+        case .bluebonnetCacheDisk: "Bluebonnet disk cache"
         case .ahc: "AsyncHTTPClient"
         case .urlsession: "URLSession"
         case .wrk: "wrk (reference)"

@@ -60,6 +60,16 @@ struct Scenario: Sendable {
 enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
     case bluebonnetAsync = "bluebonnet-async"
     case bluebonnetClosure = "bluebonnet-closure"
+    /// `bluebonnet-async` with a `ServerTrustManager` pinning the test CA's public key (default
+    /// validation and host check included): the handshake scenarios only, so that the ratio to
+    /// `bluebonnet-async` in the same run is what server-trust evaluation costs.
+    case bluebonnetPinned = "bluebonnet-pinned"
+    /// `bluebonnet-async` with a memory `URLCache`, asking for `/cached/<file>` (nginx `expires
+    /// 1h`): after the first request every response is a cache hit. `small-get-c1` only, so its
+    /// ratio to `bluebonnet-async` (the same bytes from the network) is what a hit saves.
+    case bluebonnetCacheMemory = "bluebonnet-cache-memory"
+    /// The same with a disk `URLCache` only (a temporary directory, removed at the end).
+    case bluebonnetCacheDisk = "bluebonnet-cache-disk"
     case ahc
     case urlsession
     case wrk
@@ -75,6 +85,9 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
         switch self {
         case .bluebonnetAsync: "Bluebonnet (async)"
         case .bluebonnetClosure: "Bluebonnet (closure)"
+        case .bluebonnetPinned: "Bluebonnet (async, public key pinned)"
+        case .bluebonnetCacheMemory: "Bluebonnet (async, memory cache hits)"
+        case .bluebonnetCacheDisk: "Bluebonnet (async, disk cache hits)"
         case .ahc: "AsyncHTTPClient 1.37"
         case .urlsession: "URLSession (FoundationNetworking)"
         case .wrk: "wrk (reference)"
@@ -106,7 +119,9 @@ extension Scenario {
             method: "GET", path: "/small.txt", tls: tls, concurrency: concurrency,
             newConnectionPerRequest: false, resumeTLS: false, body: .memory, uploadBytes: 0,
             expectedBodyBytes: Fixture.smallBytes, expectedJSONItems: 0,
-            peers: concurrency == 1 ? [.ahc, .urlsession, .wrk, .cref] : [.ahc, .urlsession, .wrk],
+            peers: concurrency == 1
+                ? [.ahc, .urlsession, .wrk, .cref] + (tls ? [] : [.bluebonnetCacheMemory, .bluebonnetCacheDisk])
+                : [.ahc, .urlsession, .wrk],
             reference: .wrk)
     }
 
@@ -117,7 +132,7 @@ extension Scenario {
             method: "GET", path: "/small.txt", tls: true, concurrency: 1,
             newConnectionPerRequest: true, resumeTLS: resume, body: .memory, uploadBytes: 0,
             expectedBodyBytes: Fixture.smallBytes, expectedJSONItems: 0,
-            peers: resume ? [.ahc, .urlsession, .cref] : [.ahc, .urlsession, .wrk, .cref],
+            peers: resume ? [.bluebonnetPinned, .ahc, .urlsession, .cref] : [.bluebonnetPinned, .ahc, .urlsession, .wrk, .cref],
             reference: .cref)
     }
 

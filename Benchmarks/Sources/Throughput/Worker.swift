@@ -64,7 +64,7 @@ struct Worker: AsyncParsableCommand {
                 let session = try URLSessionClient(scenario: scenario, baseURL: baseURL)
                 note = session.note
                 loadClient = session
-            case .bluebonnetAsync, .bluebonnetClosure:
+            case .bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk:
                 loadClient = try BluebonnetClients.make(kind, scenario: scenario, baseURL: baseURL, caFile: ca)
             case .wrk, .cref, .curl:
                 return .failed(client, scenario.name, "not a worker client")
@@ -89,6 +89,8 @@ struct Worker: AsyncParsableCommand {
                 transferClient = try AHCTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
             case .urlsession:
                 transferClient = try URLSessionTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
+            case .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk:
+                return .failed(client, scenario.name, "\(kind.rawValue) runs no transfer scenario")
             case .bluebonnetAsync, .bluebonnetClosure:
                 transferClient = BluebonnetTransferClient(
                     closureStyle: kind == .bluebonnetClosure, scenario: scenario, baseURL: baseURL, setup: setup)

@@ -24,7 +24,21 @@ extension Request {
     /// its head while the exchange waits (reading stopped), and its body then goes to the
     /// consumers, is dropped, or the exchange is cancelled (see `Step.disposition`); the exchange's
     /// end is awaited either way.
+    ///
+    /// With a ``URLCache`` in the session's configuration, a collected response's exchange goes
+    /// through the cache stage first (`Request+Cache.swift`), which may answer without the network.
     func exchange(
+        _ request: HTTPRequest, transactions: inout [TransactionMetrics],
+        decide: (HTTPResponse, Data?) async -> Step
+    ) async throws(BluebonnetError) -> Exchanged {
+        if let cache = usesCache(session.configuration.urlCache) {
+            return try await exchangeThroughCache(request, cache: cache, transactions: &transactions, decide: decide)
+        }
+        return try await exchangeOnNetwork(request, transactions: &transactions, decide: decide)
+    }
+
+    /// The exchange on the wire (see ``exchange(_:transactions:decide:)``).
+    func exchangeOnNetwork(
         _ request: HTTPRequest, transactions: inout [TransactionMetrics],
         decide: (HTTPResponse, Data?) async -> Step
     ) async throws(BluebonnetError) -> Exchanged {

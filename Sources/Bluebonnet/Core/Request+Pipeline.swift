@@ -15,6 +15,7 @@ extension Request {
     /// request *without* telemetry in `Bluebonnet:GET:Small`; this one costs none.
     func run() async {
         startTelemetry()
+        session.retryBudget?.deposit()
         let start = ContinuousClock.now
         let settings = snapshot
         var retryCount = 0
@@ -51,6 +52,7 @@ extension Request {
                 if case .doNotRetry = decision { continue }
                 break
             }
+            decision = RetryStep.throttle(decision, by: session.retryBudget)
             if !retriers.isEmpty { eventMonitor.request(self, didDecideRetry: decision, dueTo: error) }
             switch RetryStep.decide(decision, after: error) {
             case .retry(let delay):

@@ -55,6 +55,7 @@ public class Request: @unchecked Sendable {
         var state: State = .initialized
         var validators = ValidationChain()
         var redirectHandler: (any RedirectHandler)?
+        var cachedResponseHandler: (any CachedResponseHandler)?
         var credential: URLCredential?
         var task: Task<Void, Never>?
         /// The exchange running now, to pause and resume.
@@ -283,6 +284,23 @@ public class Request: @unchecked Sendable {
         return self
     }
 
+    /// Sets this request's cached-response handler (once; it replaces the session's
+    /// ``Session/cachedResponseHandler``). Setting a second one is a programming error, as in
+    /// Alamofire.
+    @discardableResult
+    public func cacheResponse(using handler: any CachedResponseHandler) -> Self {
+        mutable.withLock { m in
+            precondition(m.cachedResponseHandler == nil, "The cached response handler can be set only once.")
+            m.cachedResponseHandler = handler
+        }
+        return self
+    }
+
+    /// This request's cached-response handler, set by ``cacheResponse(using:)``, or nil.
+    public var cachedResponseHandler: (any CachedResponseHandler)? {
+        mutable.withLock { $0.cachedResponseHandler }
+    }
+
     /// Answers a `Digest` or `Basic` challenge (a 401 with `WWW-Authenticate`) with these
     /// credentials, once: a second 401 is delivered as the response (see <doc:AuthenticatingRequests>). The same as
     /// ``authenticate(with:)`` with `URLCredential(user: username, password: password, persistence: persistence)`.
@@ -438,6 +456,7 @@ public class Request: @unchecked Sendable {
             var copy = Mutable()
             copy.validators = m.validators
             copy.redirectHandler = m.redirectHandler
+            copy.cachedResponseHandler = m.cachedResponseHandler
             copy.credential = m.credential
             return copy
         }

@@ -34,11 +34,16 @@ public final class Session: Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// Decides about redirects, unless a request sets its own. Nil: follow (per the policy).
     public let redirectHandler: (any RedirectHandler)?
+    /// Decides what goes into the configuration's ``URLCache``, unless a request sets its own
+    /// (``Request/cacheResponse(using:)``). Nil: what RFC 9111 allows is stored as it is.
+    public let cachedResponseHandler: (any CachedResponseHandler)?
     /// Which evaluator judges each host's server after the TLS handshake, or nil for the
     /// ``SessionConfiguration/tls`` verification alone.
     public let serverTrustManager: ServerTrustManager?
     /// Whether adding a response handler (or awaiting a value) starts the request. Default true.
     public let startRequestsImmediately: Bool
+    /// The account of ``SessionConfiguration/retryBudget``; nil when the session has no budget.
+    let retryBudget: RetryBudgetBucket?
 
     /// Alamofire's `Session.RequestModifier`: a last change to a request built from a URL and
     /// parameters, made before the adapters run.
@@ -79,8 +84,7 @@ public final class Session: Sendable {
     }
 
     /// A session, with Alamofire's parameters in Alamofire's order (those with a meaning on
-    /// Bluebonnet's stack; see the migration guide for `delegate`, `requestSetup`
-    /// and `cachedResponseHandler`).
+    /// Bluebonnet's stack; see the migration guide for `delegate` and `requestSetup`).
     ///
     /// - Parameters:
     ///   - configuration: timeouts, TLS, pool limits, default headers… (``SessionConfiguration``).
@@ -97,6 +101,8 @@ public final class Session: Sendable {
     ///   - serverTrustManager: evaluates servers after the TLS handshake, host by host
     ///     (``ServerTrustManager``). Default nil: the configuration's TLS verification only.
     ///   - redirectHandler: decides about redirects. Default nil (follow per the policy).
+    ///   - cachedResponseHandler: decides what goes into the configuration's ``URLCache``
+    ///     (``CachedResponseHandler``). Default nil: what RFC 9111 allows is stored as it is.
     ///   - eventMonitors: told about every step of every request, in order, each on its own queue.
     ///     Default none.
     ///   - logger: where request starts and ends are logged at `.debug`. Default: a no-op logger
@@ -110,6 +116,7 @@ public final class Session: Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
@@ -120,8 +127,10 @@ public final class Session: Sendable {
         self.eventMonitor = CompositeEventMonitor(monitors: logging + eventMonitors)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
+        self.cachedResponseHandler = cachedResponseHandler
         self.serverTrustManager = serverTrustManager
         self.startRequestsImmediately = startRequestsImmediately
+        self.retryBudget = configuration.retryBudget.map(RetryBudgetBucket.init)
         self.rootQueue = rootQueue
         self.requestQueue = requestQueue
         self.serializationQueue = serializationQueue
@@ -154,7 +163,7 @@ public final class Session: Sendable {
     /// `Session(configuration:delegate:rootQueue:…)`: a snapshot of `configuration`
     /// (``URLSessionConfiguration/sessionConfiguration``) is taken now, so later changes to it do
     /// not reach this session. The other parameters are those of
-    /// ``init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_,_)``.
+    /// ``init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:cachedResponseHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_,_,_)``.
     public convenience init(
         configuration: URLSessionConfiguration,
         rootQueue: DispatchQueue = DispatchQueue(label: "Bluebonnet.Session.rootQueue"),
@@ -164,6 +173,7 @@ public final class Session: Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
@@ -171,7 +181,8 @@ public final class Session: Sendable {
             configuration: configuration.sessionConfiguration, rootQueue: rootQueue,
             startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
             serializationQueue: serializationQueue, interceptor: interceptor,
-            serverTrustManager: serverTrustManager, redirectHandler: redirectHandler, eventMonitors: eventMonitors, logger: logger)
+            serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            cachedResponseHandler: cachedResponseHandler, eventMonitors: eventMonitors, logger: logger)
     }
 
     /// The session's configuration as Foundation's type (Alamofire's `sessionConfiguration`): a

@@ -17,6 +17,13 @@ public struct SessionConfiguration: Sendable {
     /// Headers added to every request that does not set them itself. Default `HTTPHeaders.default`:
     /// `Accept-Encoding` (only the codings Bluebonnet decodes), `Accept-Language`, `User-Agent`.
     public var headers: HTTPHeaders = .default
+    /// The HTTP cache (RFC 9111) requests of this session consult and fill. Default nil: no
+    /// cache, no conditional requests made on the caller's behalf (see ``URLCache``).
+    public var urlCache: URLCache?
+    /// How a request uses ``urlCache`` when its ``URLRequest/cachePolicy`` is
+    /// ``URLRequest/CachePolicy/useProtocolCachePolicy`` (Foundation's `requestCachePolicy`).
+    /// Default ``URLRequest/CachePolicy/useProtocolCachePolicy``: RFC 9111's rules.
+    public var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
     /// The timeouts; see ``RequestTimeouts``.
     public var timeouts = RequestTimeouts()
     /// TLS for `https` URLs: TLS 1.2–1.3, the system trust store, full certificate and hostname
@@ -74,6 +81,11 @@ public struct SessionConfiguration: Sendable {
     /// ``defaultTelemetryKnownMethods``. A full override, as OpenTelemetry asks: list every method
     /// you want named.
     public var telemetryKnownMethods = SessionConfiguration.defaultTelemetryKnownMethods
+    /// How many retries the session may add to its traffic (``RetryBudget``): one budget for the
+    /// whole session, shared by all its retriers. Default ``RetryBudget/default`` (20 % of the
+    /// requests plus 10 retries per second, over 10 s); nil: no budget, every retry a retrier asks
+    /// for is made (Alamofire's behaviour).
+    public var retryBudget: RetryBudget? = .default
 
     /// The defaults described on each property.
     public init() {}

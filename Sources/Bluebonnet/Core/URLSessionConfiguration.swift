@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// The properties with a meaning on Bluebonnet's stack are here; everything else Bluebonnet
 /// offers (TLS, proxies, limits, telemetry) is in ``sessionConfiguration``. Not here:
-/// `urlCache`, `requestCachePolicy` (no HTTP cache yet), `httpCookieStorage` and
+/// `httpCookieStorage` and
 /// `httpShouldSetCookies` (no cookie store yet); `waitsForConnectivity`, `isDiscretionary` and
 /// the other Apple-platform networking flags, which have no meaning on Linux; `identifier` (no
 /// background sessions). ``allowsCellularAccess`` is kept so configuration code ports, and
@@ -133,6 +133,21 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
     public var httpMaximumConnectionsPerHost: Int {
         get { state.withLock { $0.configuration.maximumConnectionsPerHost } }
         set { state.withLock { $0.configuration.maximumConnectionsPerHost = newValue } }
+    }
+
+    /// The HTTP cache (``SessionConfiguration/urlCache``). Default nil: no cache (Foundation's
+    /// default configuration uses `URLCache.shared`; Bluebonnet has no shared cache, see
+    /// ``URLCache``).
+    public var urlCache: URLCache? {
+        get { state.withLock { $0.configuration.urlCache } }
+        set { state.withLock { $0.configuration.urlCache = newValue } }
+    }
+
+    /// How requests use the cache unless they set their own ``URLRequest/cachePolicy``
+    /// (``SessionConfiguration/requestCachePolicy``). Default ``URLRequest/CachePolicy/useProtocolCachePolicy``.
+    public var requestCachePolicy: URLRequest.CachePolicy {
+        get { state.withLock { $0.configuration.requestCachePolicy } }
+        set { state.withLock { $0.configuration.requestCachePolicy = newValue } }
     }
 
     /// The whole Bluebonnet configuration a session made from this one gets: its headers are

@@ -46,6 +46,8 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidCancelTask: (@Sendable (Request, URLSessionTask) -> Void)?
         var requestDidStartTransaction: (@Sendable (Request, HTTPRequest) -> Void)?
         var requestDidFinishTransaction: (@Sendable (Request, TransactionMetrics) -> Void)?
+        var dataTaskWillCacheResponse: (@Sendable (Session, URLSessionTask, CachedURLResponse) -> Void)?
+        var requestDidUseCache: (@Sendable (Request, CacheStatus) -> Void)?
         var requestDidReceiveResponse: (@Sendable (Request, HTTPResponse, Data?) -> Void)?
         var requestWillRedirect: (@Sendable (Request, HTTPRequest, HTTPRequest, HTTPResponse) -> Void)?
         var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, HTTPRequest?, HTTPResponse, Data?, Result<Void, BluebonnetError>) -> Void)?
@@ -193,6 +195,18 @@ public final class ClosureEventMonitor: EventMonitor {
     public var requestDidStartTransaction: (@Sendable (Request, HTTPRequest) -> Void)? {
         get { closures.withLock { $0.requestDidStartTransaction } }
         set { closures.withLock { $0.requestDidStartTransaction = newValue } }
+    }
+
+    /// Called for ``EventMonitor/urlSession(_:dataTask:willCacheResponse:)`` (Alamofire's name).
+    public var dataTaskWillCacheResponse: (@Sendable (Session, URLSessionTask, CachedURLResponse) -> Void)? {
+        get { closures.withLock { $0.dataTaskWillCacheResponse } }
+        set { closures.withLock { $0.dataTaskWillCacheResponse = newValue } }
+    }
+
+    /// Called for ``EventMonitor/request(_:didUseCache:)``.
+    public var requestDidUseCache: (@Sendable (Request, CacheStatus) -> Void)? {
+        get { closures.withLock { $0.requestDidUseCache } }
+        set { closures.withLock { $0.requestDidUseCache = newValue } }
     }
 
     /// Called for ``EventMonitor/request(_:didFinishTransaction:)``.
@@ -395,6 +409,16 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure, if set.
     public func request(_ request: Request, didFinishTransaction metrics: TransactionMetrics) {
         requestDidFinishTransaction?(request, metrics)
+    }
+
+    /// Calls the closure, if set.
+    public func urlSession(_ session: Session, dataTask: URLSessionTask, willCacheResponse proposedResponse: CachedURLResponse) {
+        dataTaskWillCacheResponse?(session, dataTask, proposedResponse)
+    }
+
+    /// Calls the closure, if set.
+    public func request(_ request: Request, didUseCache status: CacheStatus) {
+        requestDidUseCache?(request, status)
     }
 
     /// Calls the closure, if set.

@@ -64,6 +64,18 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Posts to every member.
+    public func urlSession(_ session: Session, dataTask: URLSessionTask, willCacheResponse proposedResponse: CachedURLResponse) {
+        guard !monitors.isEmpty else { return }
+        perform { $0.urlSession(session, dataTask: dataTask, willCacheResponse: proposedResponse) }
+    }
+
+    /// Posts to every member.
+    public func request(_ request: Request, didUseCache status: CacheStatus) {
+        guard !monitors.isEmpty else { return }
+        perform { $0.request(request, didUseCache: status) }
+    }
+
+    /// Posts to every member.
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: HTTPRequest) {
         guard !monitors.isEmpty else { return }
         perform { $0.request(request, didCreateInitialURLRequest: urlRequest) }

@@ -34,7 +34,7 @@ import FoundationEssentials
 /// adds ``request(_:didDecideRetry:dueTo:)`` (asked after every failure when a retrier exists) and
 /// ``requestIsRetrying(_:)``, and runs the pipeline from adaptation again, with a new task.
 ///
-/// Monitors are given to ``Session/init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_,_)``
+/// Monitors are given to ``Session/init(configuration:rootQueue:startRequestsImmediately:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:cachedResponseHandler:eventMonitors:logger:)-(SessionConfiguration,_,_,_,_,_,_,_,_,_,_)``
 /// (they see every request) and to `Session.request(…, eventMonitors:)` (they see that request,
 /// after the session's).
 public protocol EventMonitor: Sendable {
@@ -64,6 +64,13 @@ public protocol EventMonitor: Sendable {
     /// The body of a response kept in memory, once, whole (URLSession reports it in pieces); not sent for an
     /// empty body, nor for streamed and downloaded bodies.
     func urlSession(_ session: Session, dataTask: URLSessionTask, didReceive data: Data)
+    /// A response is about to be stored in the session's ``URLCache`` (after the
+    /// ``CachedResponseHandler`` answered; Alamofire's `willCacheResponse` event).
+    func urlSession(_ session: Session, dataTask: URLSessionTask, willCacheResponse proposedResponse: CachedURLResponse)
+    /// The session's ``URLCache`` answered the request (``CacheStatus/hit``), after revalidation
+    /// (``CacheStatus/revalidated``), or not (``CacheStatus/miss``); once per exchange that
+    /// consulted the cache.
+    func request(_ request: Request, didUseCache status: CacheStatus)
 
     // MARK: Creation and adaptation
 
@@ -167,6 +174,10 @@ extension EventMonitor {
     public func urlSession(_ session: Session, dataTask: URLSessionTask, didReceive response: HTTPResponse) {}
     /// Does nothing.
     public func urlSession(_ session: Session, dataTask: URLSessionTask, didReceive data: Data) {}
+    /// Does nothing.
+    public func urlSession(_ session: Session, dataTask: URLSessionTask, willCacheResponse proposedResponse: CachedURLResponse) {}
+    /// Does nothing.
+    public func request(_ request: Request, didUseCache status: CacheStatus) {}
     /// Does nothing.
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: HTTPRequest) {}
     /// Does nothing.

@@ -53,7 +53,22 @@ public protocol NetworkErrorKindProviding: Error {
 ///   `retryableErrorKinds`.
 ///
 /// The delay before retry *n* (counting from 0) is `exponentialBackoffScale ×
-/// exponentialBackoffBase^n` seconds: 0.5 s, 1 s, 2 s… with the defaults (capped at one day).
+/// exponentialBackoffBase^n` seconds: 0.5 s, 1 s, 2 s… with the defaults (capped at one day),
+/// then `jitter` (none by default, as in Alamofire; ``RetryJitter/full`` spreads the retries of many
+/// clients over the whole interval).
+///
+/// **`Retry-After`** (RFC 9110 §10.2.3), a Bluebonnet addition: when the failed response's status
+/// is in `retryAfterStatusCodes` (429 and 503 by default; it must also be retryable) and it carries
+/// a valid `Retry-After`, that delay replaces the backoff (no jitter): delta-seconds, or an
+/// HTTP-date measured from the response's `Date` (the server's clock; the current time when it has
+/// none). A date in the past means at once. A delay above `maximumRetryAfter` (60 s by default)
+/// means **no retry**: the response is delivered now rather than holding the caller longer than it
+/// would expect, as gRPC does with a server pushback it will not honour (OkHttp retries a 503 only
+/// when `Retry-After` is 0). `Retry-After` on other statuses (301, 413…) is ignored, and so is an
+/// invalid value (the backoff applies).
+///
+/// The session's ``RetryBudget`` (``SessionConfiguration/retryBudget``) can still refuse a retry
+/// this policy asks for; it is shared by every retrier of the session.
 ///
 /// Alamofire's `retryableURLErrorCodes` (`URLError.Code`s, which Bluebonnet's stack does not
 /// raise) becomes `retryableErrorKinds` with an `errorKind` classifier; see ``NetworkErrorKind``
@@ -94,6 +109,16 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     public let retryableErrorKinds: Set<NetworkErrorKind>
     /// How an error's kind is found; ``RetryPolicy/defaultErrorKind(of:)`` by default.
     public let errorKind: @Sendable (any Error) -> NetworkErrorKind?
+    /// 429 Too Many Requests and 503 Service Unavailable (RFC 9110 §10.2.3 names 503; RFC 6585 §4, 429).
+    public static let defaultRetryAfterStatusCodes: Set<Int> = [429, 503]
+    /// 60 seconds.
+    public static let defaultMaximumRetryAfter: TimeInterval = 60
+    /// The statuses whose `Retry-After` sets the delay (a Bluebonnet addition); empty: ignore it.
+    public let retryAfterStatusCodes: Set<Int>
+    /// The longest `Retry-After` honoured, in seconds; a longer one means no retry.
+    public let maximumRetryAfter: TimeInterval
+    /// How the backoff is randomized; ``RetryJitter/none`` by default (Alamofire's behaviour).
+    public let jitter: RetryJitter
 
     /// Creates a policy; every default is Alamofire's.
     /// - Precondition: `exponentialBackoffBase >= 2`, `exponentialBackoffScale >= 0`.
@@ -104,7 +129,10 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods,
         retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
         retryableErrorKinds: Set<NetworkErrorKind> = RetryPolicy.defaultRetryableErrorKinds,
-        errorKind: @escaping @Sendable (any Error) -> NetworkErrorKind? = RetryPolicy.defaultErrorKind(of:)
+        errorKind: @escaping @Sendable (any Error) -> NetworkErrorKind? = RetryPolicy.defaultErrorKind(of:),
+        retryAfterStatusCodes: Set<Int> = RetryPolicy.defaultRetryAfterStatusCodes,
+        maximumRetryAfter: TimeInterval = RetryPolicy.defaultMaximumRetryAfter,
+        jitter: RetryJitter = .none
     ) {
         precondition(exponentialBackoffBase >= 2, "The `exponentialBackoffBase` must be a minimum of 2.")
         precondition(exponentialBackoffScale >= 0, "The `exponentialBackoffScale` must not be negative.")
@@ -115,6 +143,9 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         self.retryableHTTPStatusCodes = retryableHTTPStatusCodes
         self.retryableErrorKinds = retryableErrorKinds
         self.errorKind = errorKind
+        self.retryAfterStatusCodes = retryAfterStatusCodes
+        self.maximumRetryAfter = maximumRetryAfter.isNaN ? 0 : max(maximumRetryAfter, 0)
+        self.jitter = jitter
     }
 
     /// The error's `NetworkErrorKindProviding` kind, or nil.
@@ -125,17 +156,61 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     /// Leaves the request unchanged.
     open func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest { urlRequest }
 
-    /// `.retryWithDelay(delay(forRetry: request.retryCount))` when the request has retries left and
-    /// ``shouldRetry(request:dueTo:)`` says so, `.doNotRetry` otherwise; calls `completion` at once.
+    /// When the request has retries left and ``shouldRetry(request:dueTo:)`` says so: the
+    /// response's `Retry-After` answer (``retryAfterResult(statusCode:headers:now:)``) when it has
+    /// one, else `.retryWithDelay` of the backoff (``delay(forRetry:)``) with `jitter`.
+    /// `.doNotRetry` otherwise. Calls `completion` at once.
     open func retry(
         _ request: Request, for session: Session, dueTo error: any Error,
         completion: @escaping @Sendable (RetryResult) -> Void
     ) {
-        if UInt(request.retryCount) < retryLimit, shouldRetry(request: request, dueTo: error) {
-            completion(.retryWithDelay(delay(forRetry: request.retryCount)))
-        } else {
-            completion(.doNotRetry)
+        guard UInt(request.retryCount) < retryLimit, shouldRetry(request: request, dueTo: error) else {
+            return completion(.doNotRetry)
         }
+        if let response = request.response,
+            let answer = retryAfterResult(statusCode: response.statusCode, headers: response.headers, now: HTTPDate(secondsSince1970: Int64(Date.now.timeIntervalSince1970)))
+        {
+            return completion(answer)
+        }
+        completion(.retryWithDelay(jitter.apply(to: delay(forRetry: request.retryCount))))
+    }
+
+    /// What the response's `Retry-After` says, or nil when it says nothing this policy uses (the
+    /// status is not in `retryAfterStatusCodes`, the field is missing or invalid): `.retry` for 0 or
+    /// a date not in the future, `.retryWithDelay(seconds)` up to `maximumRetryAfter`,
+    /// `.doNotRetry` beyond. RFC 9110 §10.2.3.
+    /// - Parameters:
+    ///   - statusCode: The failed response's status.
+    ///   - headers: Its header fields (`Retry-After`, and `Date` for an HTTP-date).
+    ///   - now: The current time, used when the response has no valid `Date`.
+    public func retryAfterResult(statusCode: Int, headers: HTTPHeaders, now: HTTPDate) -> RetryResult? {
+        guard retryAfterStatusCodes.contains(statusCode), let field = headers.value(for: "Retry-After") else { return nil }
+        let responseDate = headers.value(for: "Date").flatMap { HTTPDate(parsing: $0) }
+        guard let seconds = Self.retryAfterSeconds(field, responseDate: responseDate, now: now) else { return nil }
+        if seconds > maximumRetryAfter { return .doNotRetry }
+        return seconds > 0 ? .retryWithDelay(seconds) : .retry
+    }
+
+    /// The delay a `Retry-After` value asks for, in seconds (never negative), or nil when the value
+    /// is neither delta-seconds (`1*DIGIT`) nor an HTTP-date (RFC 9110 §10.2.3). An HTTP-date is
+    /// measured from `responseDate` when there is one, else from `now`; delta-seconds too large to
+    /// count are `.infinity`.
+    public static func retryAfterSeconds(_ value: some StringProtocol, responseDate: HTTPDate?, now: HTTPDate) -> TimeInterval? {
+        let trimmed = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+        guard !trimmed.isEmpty else { return nil }
+        if trimmed.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            var seconds: Int64 = 0
+            for digit in trimmed {
+                let (times, overflowTimes) = seconds.multipliedReportingOverflow(by: 10)
+                let (plus, overflowPlus) = times.addingReportingOverflow(Int64(digit - 0x30))
+                if overflowTimes || overflowPlus { return .infinity }
+                seconds = plus
+            }
+            return TimeInterval(seconds)
+        }
+        guard let date = HTTPDate(parsing: String(decoding: trimmed, as: UTF8.self)) else { return nil }
+        let from = responseDate ?? now
+        return TimeInterval(max(date.secondsSince1970 - from.secondsSince1970, 0))
     }
 
     /// The answer of ``retry(_:for:dueTo:completion:)``, awaited: the session calls this form,
@@ -177,6 +252,33 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     }
 
     private static let maximumDelaySeconds: Double = 86_400
+}
+
+/// How a ``RetryPolicy`` randomizes its backoff, so that clients that failed together do not all
+/// retry together.
+///
+/// ``full`` is AWS's "full jitter" (Marc Brooker, "Exponential Backoff And Jitter", AWS
+/// Architecture Blog, 2015): the delay is uniformly random in `0…backoff`. A Bluebonnet addition.
+public struct RetryJitter: Sendable {
+    private let random: (@Sendable (TimeInterval) -> TimeInterval)?
+
+    /// No jitter: the delay is the backoff.
+    public static let none = RetryJitter(random: nil)
+    /// Full jitter with the system's random numbers: uniformly random in `0…backoff`.
+    public static let full = RetryJitter.full { Double.random(in: 0...$0) }
+
+    /// Full jitter with `random`, which is given the backoff and answers a delay in `0…backoff`
+    /// (a value outside is clamped into it); for tests, or a seeded generator.
+    public static func full(using random: @escaping @Sendable (_ backoff: TimeInterval) -> TimeInterval) -> RetryJitter {
+        RetryJitter(random: random)
+    }
+
+    /// The delay for `backoff` seconds.
+    public func apply(to backoff: TimeInterval) -> TimeInterval {
+        guard let random, backoff > 0 else { return backoff }
+        let value = random(backoff)
+        return value.isNaN ? backoff : min(max(value, 0), backoff)
+    }
 }
 
 /// Retries idempotent requests whose connection was lost: Alamofire's

@@ -15,6 +15,21 @@ extension ByteBuffer {
         return withUnsafeReadableBytes { Data($0) }
     }
 
+    /// The readable bytes as `Data` sharing this buffer's storage (a cached body served many
+    /// times is not copied each time). The `Data` keeps a copy of the buffer, which keeps the
+    /// storage alive and unchanged: a write through any other copy of a shared buffer copies
+    /// first. Small bodies are copied, which costs less.
+    func sharedData() -> Data {
+        guard readableBytes >= Self.noCopyThreshold else { return withUnsafeReadableBytes { Data($0) } }
+        let keeper = self
+        return withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress else { return Data() }
+            return Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count,
+                deallocator: .custom { _, _ in withExtendedLifetime(keeper) {} })
+        }
+    }
+
     /// The size from which handing storage over beats copying it.
     static let noCopyThreshold = 64 * 1024
 }

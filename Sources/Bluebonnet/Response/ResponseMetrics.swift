@@ -52,6 +52,9 @@ public struct ResponseMetrics: Sendable, Hashable {
     public var bytesSent: Int { transactions.reduce(0) { $0 + $1.bytesSent } }
     /// Bytes received over all transactions (heads and bodies as received).
     public var bytesReceived: Int { transactions.reduce(0) { $0 + $1.bytesReceived } }
+    /// What the session's ``URLCache`` did for the final response: the last transaction's
+    /// ``TransactionMetrics/cacheStatus``; nil when no cache was consulted.
+    public var cacheStatus: CacheStatus? { transactions.last?.cacheStatus }
 
     /// The Alamofire-style summary, without serialization (see ``DataResponse/timeline`` for one
     /// with it).

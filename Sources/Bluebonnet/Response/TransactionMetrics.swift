@@ -72,6 +72,26 @@ public struct TransactionMetrics: Sendable, Hashable {
     public var status: Int?
     /// The request sent (after adapters), when the Session layer knows it.
     public var request: HTTPRequest?
+    /// Where the response came from: the network (the default), or the session's ``URLCache``
+    /// without a network exchange (``ResourceFetchType/localCache``; Foundation's
+    /// `resourceFetchType`).
+    public var resourceFetchType: ResourceFetchType = .networkLoad
+    /// What the session's ``URLCache`` did for this transaction, or nil when the request did not
+    /// consult one.
+    public var cacheStatus: CacheStatus?
+
+    /// Where a transaction's response came from: Foundation's
+    /// `URLSessionTaskMetrics.ResourceFetchType`.
+    public enum ResourceFetchType: Int, Sendable, Hashable {
+        /// Not known.
+        case unknown = 0
+        /// The network.
+        case networkLoad = 1
+        /// A server push (HTTP/2; never on Bluebonnet's HTTP/1.1).
+        case serverPush = 2
+        /// The local cache, without a network exchange.
+        case localCache = 3
+    }
 
     /// Metrics with only `start` and `end` set and every count zero.
     public init(start: ContinuousClock.Instant, end: ContinuousClock.Instant) {

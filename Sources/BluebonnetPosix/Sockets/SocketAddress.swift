@@ -220,7 +220,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func in6(high: UInt64, low: UInt64) -> in6_addr {
+    static func in6(high: UInt64, low: UInt64) -> in6_addr {
         var address = in6_addr()
         withUnsafeMutableBytes(of: &address) { bytes in
             bytes.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)

@@ -4,8 +4,9 @@ import Synchronization
 /// cooperative-pool thread ever waits in one.
 ///
 /// Threads start on demand, up to `maximumThreads`, and then stay, waiting for work on a semaphore.
-/// Work runs in submission order (several at once when several threads are busy).
-final class BlockingPool: Sendable {
+/// Work runs in submission order (several at once when several threads are busy). `package`, so
+/// that `BluebonnetCache`'s disk store runs its file work on a pool of its own.
+package final class BlockingPool: Sendable {
     private struct State {
         var queue: [@Sendable () -> Void] = []
         var head = 0
@@ -20,13 +21,13 @@ final class BlockingPool: Sendable {
     /// The pool the resolver uses: four threads at most, so a slow DNS server cannot pile up threads.
     static let shared = BlockingPool(maximumThreads: 4)
 
-    init(maximumThreads: Int) {
+    package init(maximumThreads: Int) {
         precondition(maximumThreads > 0)
         self.maximumThreads = maximumThreads
     }
 
     /// Queues `work` to run on a pool thread. Throws when a needed first thread cannot be started.
-    func submit(_ work: @escaping @Sendable () -> Void) throws(IOError) {
+    package func submit(_ work: @escaping @Sendable () -> Void) throws(IOError) {
         let spawn = state.withLock { state -> Int? in
             state.queue.append(work)
             guard state.idle == 0 && state.threads < maximumThreads else { return nil }

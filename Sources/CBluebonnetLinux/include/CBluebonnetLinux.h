@@ -45,4 +45,12 @@ int cbluebonnet_accept4(int fd, int flags);
 // calling thread (at most 15 bytes) so loops and resolver threads show up in debuggers and `top -H`.
 int cbluebonnet_set_thread_name(const char *name);
 
+// why: `struct sockaddr_nl` is in <linux/netlink.h>, which Swift's Glibc module does not cover; binds a
+// netlink socket to the multicast `groups` (RTMGRP_* bits) with a port id the kernel picks.
+int cbluebonnet_netlink_bind(int fd, uint32_t groups);
+
+// why: setns(2) and CLONE_NEWNET need _GNU_SOURCE, which Swift's Glibc module does not set; moves the
+// calling thread into the network namespace open at `fd`.
+int cbluebonnet_setns_network(int fd);
+
 #endif

@@ -16,4 +16,13 @@ enum RetryStep: Sendable {
         }
     }
 
+    /// `decision`, unless it is a retry that the session's budget refuses: then `.doNotRetry`, so the
+    /// request finishes with its own error. No budget: `decision` as it is.
+    static func throttle(_ decision: RetryResult, by budget: RetryBudgetBucket?) -> RetryResult {
+        guard let budget else { return decision }
+        switch decision {
+        case .retry, .retryWithDelay: return budget.withdraw() ? decision : .doNotRetry
+        case .doNotRetry, .doNotRetryWithError: return decision
+        }
+    }
 }

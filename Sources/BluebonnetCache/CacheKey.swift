@@ -1,0 +1,204 @@
+import BluebonnetCore
+
+/// The cache's primary keys (RFC 9111 §2, §4): a normalised `http` or `https` URI.
+///
+/// A key is `scheme://host[:port]path[?query]` where:
+///
+/// - the scheme and host are lower-cased (RFC 3986 §6.2.2.1);
+/// - the port is dropped when it is the scheme's default (80, 443) and written without leading
+///   zeros otherwise (RFC 9110 §4.2.3);
+/// - an empty path is `/` (RFC 9110 §4.2.3), and dot segments are removed (RFC 3986 §5.2.4);
+/// - user information is dropped: it is deprecated in `http` URIs (RFC 9110 §4.2.4), and keeping
+///   it would write passwords into stored keys (Bluebonnet sends URL credentials as
+///   `Authorization`, which ``CacheOptions/storesResponsesToAuthorizedRequests`` governs);
+/// - the query is kept as it is, and the fragment is dropped (it is never sent).
+///
+/// Percent-encodings are not normalised: `%7E` and `~` give different keys (a miss, never a
+/// wrong hit). URIs of other schemes, and `http` URIs without a host, have no key.
+public enum CacheKey {
+    /// The primary key of an absolute `http` or `https` URI, or `nil` when it is not one.
+    public static func primaryKey(for url: String) -> String? {
+        CacheURL(absolute: url)?.key
+    }
+
+    /// The key of `reference` (a `Location` or `Content-Location` value, absolute or relative)
+    /// resolved against the absolute URI `base` (RFC 3986 §5.2), or `nil` when either is not a
+    /// usable `http`/`https` URI.
+    public static func primaryKey(for reference: String, relativeTo base: String) -> String? {
+        guard let base = CacheURL(absolute: base) else { return nil }
+        return base.resolving(reference)?.key
+    }
+}
+
+/// An `http`/`https` URI split into the parts the cache uses.
+struct CacheURL: Hashable {
+    var scheme: String
+    var host: String
+    var port: Int
+    var path: String
+    var query: String?
+
+    /// The origin (RFC 6454, RFC 9110 §4.3.1): scheme, host and port.
+    var origin: String { "\(scheme)://\(host):\(port)" }
+
+    var key: String {
+        var out = scheme + "://" + host
+        if port != Self.defaultPort(scheme) { out += ":\(port)" }
+        out += path
+        if let query { out += "?" + query }
+        return out
+    }
+
+    static func defaultPort(_ scheme: String) -> Int? {
+        switch scheme {
+        case "http": 80
+        case "https": 443
+        default: nil
+        }
+    }
+
+    /// Parses an absolute URI.
+    init?(absolute text: String) {
+        let reference = URIReferenceParts(text)
+        guard let scheme = reference.scheme, let authority = reference.authority else { return nil }
+        self.init(scheme: scheme, authority: authority, path: removingDotSegments(reference.path), query: reference.query)
+    }
+
+    init?(scheme: String, authority: Substring, path: String, query: Substring?) {
+        let scheme = scheme.lowercased()
+        guard let defaultPort = Self.defaultPort(scheme) else { return nil }
+        // userinfo@host:port — the user information is dropped.
+        var hostPort = authority
+        if let at = hostPort.lastIndex(of: "@") { hostPort = hostPort[hostPort.index(after: at)...] }
+        var host = hostPort
+        var portText: Substring = ""
+        if hostPort.first == "[" {
+            // An IP-literal (RFC 3986 §3.2.2): hex digits, ":", "." and IPvFuture's letters.
+            guard let close = hostPort.firstIndex(of: "]") else { return nil }
+            host = hostPort[...close]
+            guard host.dropFirst().dropLast().utf8.allSatisfy({ HTTPSyntax.isTokenByte($0) || $0 == UInt8(ascii: ":") }),
+                !host.dropFirst().contains("[")
+            else { return nil }
+            let rest = hostPort[hostPort.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.first == ":" else { return nil }
+                portText = rest.dropFirst()
+            }
+        } else if let colon = hostPort.lastIndex(of: ":") {
+            host = hostPort[..<colon]
+            portText = hostPort[hostPort.index(after: colon)...]
+        }
+        // A reg-name or IPv4 address: no delimiters, spaces or controls (so a key parses back to
+        // itself).
+        guard !host.isEmpty,
+            host.first == "[" || host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && !"[]:@/?#".utf8.contains($0) })
+        else { return nil }
+        if portText.isEmpty {
+            port = defaultPort
+        } else {
+            guard portText.utf8.count <= 5, portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let number = Int(portText), (0...65_535).contains(number)
+            else { return nil }
+            port = number
+        }
+        self.scheme = scheme
+        self.host = String(decoding: host.utf8.map(asciiLowercase), as: UTF8.self)
+        self.path = path.isEmpty ? "/" : path
+        self.query = query.map(String.init)
+    }
+
+    /// `reference` resolved against `self` (RFC 3986 §5.2.2), or `nil` when the result is not an
+    /// `http`/`https` URI with a host.
+    func resolving(_ reference: String) -> CacheURL? {
+        let r = URIReferenceParts(reference)
+        if let scheme = r.scheme {
+            guard let authority = r.authority else { return nil }
+            return CacheURL(scheme: scheme, authority: authority, path: removingDotSegments(r.path), query: r.query)
+        }
+        var result = self
+        if let authority = r.authority {
+            guard let resolved = CacheURL(scheme: scheme, authority: authority, path: removingDotSegments(r.path), query: r.query)
+            else { return nil }
+            return resolved
+        }
+        if r.path.isEmpty {
+            if let query = r.query { result.query = String(query) }
+        } else {
+            if r.path.hasPrefix("/") {
+                result.path = removingDotSegments(r.path)
+            } else {
+                // Merge (§5.2.3): the base path up to its last "/", then the reference's path.
+                let directory = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
+                result.path = removingDotSegments(directory + r.path)
+            }
+            if result.path.isEmpty { result.path = "/" }
+            result.query = r.query.map(String.init)
+        }
+        return result
+    }
+}
+
+/// The five parts of a URI reference (RFC 3986 §3, §4.1), split as Appendix B's regular
+/// expression does; the fragment is not kept.
+struct URIReferenceParts {
+    var scheme: String?
+    var authority: Substring?
+    var path: Substring
+    var query: Substring?
+
+    init(_ text: String) {
+        var rest = Substring(text)
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        // Surrounding whitespace is not part of a field value's URI.
+        while let first = rest.first, first == " " || first == "\t" { rest = rest.dropFirst() }
+        while let last = rest.last, last == " " || last == "\t" { rest = rest.dropLast() }
+        // A scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the first ":", and only
+        // when no "/", "?" comes first.
+        if let colon = rest.firstIndex(where: { $0 == ":" || $0 == "/" || $0 == "?" }), rest[colon] == ":" {
+            let candidate = rest[..<colon]
+            if let first = candidate.unicodeScalars.first, first.isASCIILetter,
+                candidate.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) })
+            {
+                scheme = String(candidate)
+                rest = rest[rest.index(after: colon)...]
+            }
+        }
+        if rest.hasPrefix("//") {
+            rest = rest.dropFirst(2)
+            let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            authority = rest[..<end]
+            rest = rest[end...]
+        }
+        if let question = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: question)...]
+            rest = rest[..<question]
+        }
+        path = rest
+    }
+}
+
+/// `remove_dot_segments` (RFC 3986 §5.2.4).
+func removingDotSegments(_ path: some StringProtocol) -> String {
+    guard path.contains(".") else { return String(path) }
+    let absolute = path.hasPrefix("/")
+    var output: [Substring] = []
+    // Work segment by segment: "." is dropped, ".." removes the previous segment.
+    var segments = Substring(path).split(separator: "/", omittingEmptySubsequences: false)
+    if absolute { segments.removeFirst() }
+    let endsAsDirectory = segments.last == "." || segments.last == ".."
+    for segment in segments {
+        switch segment {
+        case ".": continue
+        case "..": if !output.isEmpty { output.removeLast() }
+        default: output.append(segment)
+        }
+    }
+    if endsAsDirectory { output.append("") }
+    let joined = output.joined(separator: "/")
+    return absolute ? "/" + joined : joined
+}
+
+extension Unicode.Scalar {
+    fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}
