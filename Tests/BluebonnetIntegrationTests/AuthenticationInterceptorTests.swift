@@ -26,11 +26,15 @@ struct AuthenticationInterceptorTests {
         /// A refresh that hands back this token instead of asking the server (nil: ask it).
         let fixedToken: String?
         let fails: Bool
+        /// Whether the refreshed tokens say they require a refresh already.
+        let refreshedRequireRefresh: Bool
 
-        init(base: String, delayMilliseconds: Int = 0, fixedToken: String? = nil, fails: Bool = false) {
+        init(base: String, delayMilliseconds: Int = 0, fixedToken: String? = nil, fails: Bool = false,
+             refreshedRequireRefresh: Bool = false) {
             refreshURL = "\(base)/token/refresh?delay_ms=\(delayMilliseconds)"
             self.fixedToken = fixedToken
             self.fails = fails
+            self.refreshedRequireRefresh = refreshedRequireRefresh
         }
 
         func apply(_ credential: Token, to urlRequest: inout HTTPRequest) {
@@ -40,7 +44,7 @@ struct AuthenticationInterceptorTests {
         func refresh(_ credential: Token, for session: Session) async throws -> Token {
             refreshes.add(1, ordering: .relaxed)
             if fails { throw RefreshRefused() }
-            if let fixedToken { return Token(value: fixedToken) }
+            if let fixedToken { return Token(value: fixedToken, requiresRefresh: refreshedRequireRefresh) }
             let refreshed = try await refreshSession.request(refreshURL, method: .post).validate()
                 .serializingDecodable(Refreshed.self).value
             return Token(value: refreshed.token)
@@ -143,6 +147,31 @@ struct AuthenticationInterceptorTests {
                 return
             }
             #expect(retryError as? AuthenticationError == .excessiveRefresh)
+            #expect(authenticator.refreshes.load(ordering: .relaxed) == 2)
+            await session.shutdown()
+            await authenticator.refreshSession.shutdown()
+        }
+    }
+
+    /// A 401, then refreshed credentials that are expired already: the window refuses the third
+    /// refresh during adaptation, and the request fails with that, retried once (after the 401),
+    /// not again for the earlier attempt's 401.
+    @Test func aRefreshRefusedDuringAdaptationIsNotRetried() async throws {
+        try await withTestServer(.authServer) { server in
+            let base = "\(server.baseURL)"
+            let authenticator = TokenAuthenticator(base: base, fixedToken: "expired", refreshedRequireRefresh: true)
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator, credential: Token(value: "wrong"),
+                refreshWindow: .init(interval: 30, maximumAttempts: 2))
+            let session = Session(interceptor: interceptor)
+            let request = session.request("\(base)/token/protected").validate()
+            let response = await request.serializingData().response
+            guard case .requestAdaptationFailed(let error)? = response.error else {
+                Issue.record("expected requestAdaptationFailed, got \(String(describing: response.error))")
+                return
+            }
+            #expect(error as? AuthenticationError == .excessiveRefresh)
+            #expect(request.retryCount == 1)
             #expect(authenticator.refreshes.load(ordering: .relaxed) == 2)
             await session.shutdown()
             await authenticator.refreshSession.shutdown()

@@ -226,11 +226,15 @@ where AuthenticatorType: Authenticator {
     // MARK: Retry
 
     /// Retries a request that failed authentication: at once when it was sent with an older
-    /// credential, after the (one) refresh otherwise.
+    /// credential, after the (one) refresh otherwise. A failed adaptation (no credential, a failed
+    /// or refused refresh) is not retried.
     public func retry(
         _ request: Request, for session: Session, dueTo error: any Error,
         completion: @escaping @Sendable (RetryResult) -> Void
     ) {
+        // An attempt that failed its adaptation sent nothing: the response a request still shows
+        // is an earlier attempt's, and retrying would adapt (and fail) again.
+        if (error as? BluebonnetError)?.isRequestAdaptationError == true { return completion(.doNotRetry) }
         // The request as last sent (adapted), with the response that failed it.
         guard let urlRequest = request.lastRequest ?? request.request, let response = request.response else {
             return completion(.doNotRetry)
