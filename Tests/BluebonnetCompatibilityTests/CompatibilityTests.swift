@@ -13,9 +13,6 @@
 // - AdvancedUsage "Adding a ServerTrustManager" and "Security" (`ServerTrustManager`,
 //   `ServerTrustEvaluating`, `PinnedCertificatesTrustEvaluator`, `PublicKeysTrustEvaluator`,
 //   subclassing the manager; `Session(serverTrustManager:)`): joins when issue 12 lands.
-// - AdvancedUsage "Adding a CachedResponseHandler", "Customizing Caching" and "Customizing Caching
-//   and Redirect Handling: CachedResponseHandler" (`ResponseCacher`, `cacheResponse(using:)`,
-//   `URLCache`, `CachedURLResponse`; `Session(cachedResponseHandler:)`): joins when issue 13 lands.
 // Sections that cannot have one on Linux (the migration guide says what to write instead):
 // "SessionDelegate" and "Creating Instances From URLSessions" (`SessionDelegate`,
 // `Session(session:delegate:rootQueue:)`: no URLSession underneath), the evaluators' `SecTrust`
@@ -30,6 +27,9 @@
 // `Usage` (Usage.md and README-zh.md, section by section), `AlamofireFourSpellingsSection` (the
 // 4.x names those documents teach, kept as deprecated forwards).
 // `ReachabilitySection`: AdvancedUsage "Network Reachability" (`NetworkReachabilityManager`).
+// `CachingSection`: AdvancedUsage "Adding a CachedResponseHandler", "Customizing Caching" and
+// "Customizing Caching and Redirect Handling: CachedResponseHandler" (`ResponseCacher`,
+// `cacheResponse(using:)`, `URLCache`, `CachedURLResponse`; `Session(cachedResponseHandler:)`).
 // `AuthenticationInterceptorShape`: Alamofire's OAuth authenticator, which those documents do not have.
 import Bluebonnet
 import BluebonnetTestSupport

@@ -254,6 +254,31 @@ struct HTTPCacheTests {
         await strict.shutdown()
     }
 
+    /// RFC 5861 §3, when the options allow it: a stale response within `stale-while-revalidate`
+    /// is served at once, and a background request revalidates it (monitors see that request).
+    @Test func staleWhileRevalidateServesAndRevalidatesInTheBackground() async throws {
+        let name = Self.name()
+        let url = "\(try SuiteTestServer.baseURL())/r/\(name)?cc=max-age%3D0%2C%20stale-while-revalidate%3D600&etag=auto"
+        let cache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, options: CacheOptions(serveStaleWhileRevalidating: true))
+        let (statuses, continuation) = AsyncStream.makeStream(of: CacheStatus.self)
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidUseCache = { _, status in continuation.yield(status) }
+        let session = Self.session(cache, monitors: [monitor])
+        let first = await Self.get(session, url)
+        let stale = await Self.get(session, url)
+        #expect(stale.value == first.value)
+        #expect(stale.metrics?.cacheStatus == .hit)
+        // miss (first), hit (served stale), then the background request's revalidation.
+        var seen: [CacheStatus] = []
+        for await status in statuses {
+            seen.append(status)
+            if seen.count == 3 { break }
+        }
+        #expect(seen == [.miss, .hit, .revalidated])
+        #expect(try await Self.stats(name) == Stats(requests: 2, conditional: 1, not_modified: 1, unsafe: 0))
+        await session.shutdown()
+    }
+
     /// Responses to requests with `Authorization` are not stored unless the options say so (one
     /// session may act for many users).
     @Test func responsesToAuthorizedRequestsAreNotStoredByDefault() async throws {

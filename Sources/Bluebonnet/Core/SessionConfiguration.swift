@@ -20,9 +20,9 @@ public struct SessionConfiguration: Sendable {
     /// The HTTP cache (RFC 9111) requests of this session consult and fill. Default nil: no
     /// cache, no conditional requests made on the caller's behalf (see ``URLCache``).
     public var urlCache: URLCache?
-    /// How a request uses ``urlCache`` when its ``URLRequest/cachePolicy`` is
-    /// ``URLRequest/CachePolicy/useProtocolCachePolicy`` (Foundation's `requestCachePolicy`).
-    /// Default ``URLRequest/CachePolicy/useProtocolCachePolicy``: RFC 9111's rules.
+    /// How a request uses ``urlCache`` when its ``HTTPRequest/cachePolicy`` is
+    /// ``HTTPRequest/CachePolicy/useProtocolCachePolicy`` (Foundation's `requestCachePolicy`).
+    /// Default ``HTTPRequest/CachePolicy/useProtocolCachePolicy``: RFC 9111's rules.
     public var requestCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
     /// The timeouts; see ``RequestTimeouts``.
     public var timeouts = RequestTimeouts()

@@ -143,8 +143,8 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
         set { state.withLock { $0.configuration.urlCache = newValue } }
     }
 
-    /// How requests use the cache unless they set their own ``URLRequest/cachePolicy``
-    /// (``SessionConfiguration/requestCachePolicy``). Default ``URLRequest/CachePolicy/useProtocolCachePolicy``.
+    /// How requests use the cache unless they set their own ``HTTPRequest/cachePolicy``
+    /// (``SessionConfiguration/requestCachePolicy``). Default ``HTTPRequest/CachePolicy/useProtocolCachePolicy``.
     public var requestCachePolicy: URLRequest.CachePolicy {
         get { state.withLock { $0.configuration.requestCachePolicy } }
         set { state.withLock { $0.configuration.requestCachePolicy = newValue } }

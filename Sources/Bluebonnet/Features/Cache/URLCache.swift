@@ -14,8 +14,8 @@ import FoundationEssentials
 /// ```
 ///
 /// Two tiers, each bounded in bytes with least-recently-used eviction: memory in front, then a
-/// directory on disk (``BluebonnetCache/DiskCacheStorage``, crash-safe and shared safely by
-/// several processes that name the same directory) or any ``BluebonnetCache/CacheStorage`` given
+/// directory on disk (`DiskCacheStorage`, crash-safe and shared safely by
+/// several processes that name the same directory) or any `CacheStorage` given
 /// to ``init(memoryCapacity:storage:options:)``, e.g. one a fleet of services shares. A response
 /// found on disk is promoted to memory.
 ///
@@ -23,7 +23,7 @@ import FoundationEssentials
 /// (``SessionConfiguration/urlCache``); Foundation's default configuration uses a shared cache.
 /// A service's client should choose its cache and where it lives, and a cache keyed by URL must not
 /// serve one user's response to another (responses to requests with `Authorization` are not stored
-/// unless ``BluebonnetCache/CacheOptions/storesResponsesToAuthorizedRequests`` says so).
+/// unless `CacheOptions` says so).
 ///
 /// On Linux, Foundation declares `URLCache` only in FoundationNetworking; in a file that imports
 /// Foundation and Bluebonnet, this type is the one used. Its methods are `async`, since the disk
@@ -62,7 +62,7 @@ public final class URLCache: Sendable, CustomStringConvertible {
     ///   - memoryCapacity: bytes in memory; 0 for none.
     ///   - diskCapacity: bytes on disk; 0 for none.
     ///   - directory: the disk tier's directory. Default nil: no disk tier.
-    ///   - options: the rules' choices. Default ``BluebonnetCache/CacheOptions/init(serveStaleWhileRevalidating:serveStaleOnError:heuristicFraction:maximumHeuristicLifetime:maximumEntryBytes:storesResponsesToAuthorizedRequests:)``'s.
+    ///   - options: the rules' choices. Default `CacheOptions`'s.
     public convenience init(memoryCapacity: Int, diskCapacity: Int, directory: URL? = nil, options: CacheOptions = CacheOptions()) {
         let disk: (any CacheStorage)?
         if let directory, diskCapacity > 0 {

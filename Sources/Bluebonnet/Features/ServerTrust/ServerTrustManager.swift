@@ -83,11 +83,20 @@ private struct TrustPolicy: Hashable, Sendable, CustomStringConvertible {
     let manager: ObjectIdentifier
     let host: String
     let evaluator: any ServerTrustEvaluating
+    /// The evaluator's instance for a class, its type for a value: made once, since the pool
+    /// hashes and compares keys on every lease.
+    private let evaluatorIdentity: String
 
-    private var evaluatorIdentity: String {
+    init(manager: ObjectIdentifier, host: String, evaluator: any ServerTrustEvaluating) {
+        self.manager = manager
+        self.host = host
+        self.evaluator = evaluator
         let type = Swift.type(of: evaluator)
-        if type is AnyClass { return "\(type)@\(ObjectIdentifier(evaluator as AnyObject).hashValue)" }
-        return String(reflecting: type)
+        if type is AnyClass {
+            evaluatorIdentity = "\(type)@\(ObjectIdentifier(evaluator as AnyObject).hashValue)"
+        } else {
+            evaluatorIdentity = String(reflecting: type)
+        }
     }
 
     static func == (lhs: TrustPolicy, rhs: TrustPolicy) -> Bool {
