@@ -78,10 +78,11 @@ struct AuthenticationInterceptorTests {
             let base = "\(server.baseURL)"
             let authenticator = TokenAuthenticator(base: base, delayMilliseconds: 100)
             let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: Token(value: "t0"))
-            // The session's default retry budget (RetryBudget.default: a reserve of 10 per second
-            // over 10 s plus 20 % of the requests) covers these 100 retries; a smaller budget
-            // would fail some of them with their 401.
-            let session = Session(interceptor: interceptor)
+            // A retry budget that allows no retry at all: retries after a 401 are not drawn from
+            // it, so all 100 are still retried with the refreshed token.
+            var configuration = SessionConfiguration()
+            configuration.retryBudget = RetryBudget(retryRatio: 0, minimumRetriesPerSecond: 0)
+            let session = Session(configuration: configuration, interceptor: interceptor)
             let before = await session.request("\(base)/token/protected").validate().serializingData().response
             #expect(before.response?.statusCode == 200, "t0 works before it expires")
             _ = try await Session.default.request("\(base)/token/expire", method: .post).validate().serializingData().value

@@ -52,7 +52,12 @@ extension Request {
                 if case .doNotRetry = decision { continue }
                 break
             }
-            decision = RetryStep.throttle(decision, by: session.retryBudget)
+            // A retry after a 401 is not drawn from the budget: an authenticator retries each
+            // request once per refreshed credential (its refresh window bounds the loop), and a
+            // budget would turn a token expiring under load into failed requests.
+            if outcome.response?.statusCode != 401 {
+                decision = RetryStep.throttle(decision, by: session.retryBudget)
+            }
             if !retriers.isEmpty { eventMonitor.request(self, didDecideRetry: decision, dueTo: error) }
             switch RetryStep.decide(decision, after: error) {
             case .retry(let delay):

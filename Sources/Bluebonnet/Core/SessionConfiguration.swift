@@ -84,7 +84,8 @@ public struct SessionConfiguration: Sendable {
     /// How many retries the session may add to its traffic (``RetryBudget``): one budget for the
     /// whole session, shared by all its retriers. Default ``RetryBudget/default`` (20 % of the
     /// requests plus 10 retries per second, over 10 s); nil: no budget, every retry a retrier asks
-    /// for is made (Alamofire's behaviour).
+    /// for is made (Alamofire's behaviour). Retries after a `401` (an ``AuthenticationInterceptor``
+    /// retrying with a refreshed credential) are not counted against it.
     public var retryBudget: RetryBudget? = .default
 
     /// The defaults described on each property.
