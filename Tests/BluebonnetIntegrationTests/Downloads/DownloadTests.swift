@@ -215,7 +215,8 @@ struct DownloadTests {
             // The server sends half and stalls: the download is in the middle when cancelled.
             let request = session.download("\(base)/stall-body?size=200000&after=100000", to: Self.to(folder.appendingPathComponent("x")))
             request.resume()
-            #expect(await eventually { request.download.bytesWritten >= 100_000 })
+            // Generous: with the whole suite running on two cores, the first bytes can take a while.
+            #expect(await eventually(within: .seconds(90)) { request.download.bytesWritten >= 100_000 })
             let resumeData: Data? = await withCheckedContinuation { continuation in
                 request.cancel(byProducingResumeData: { continuation.resume(returning: $0) })
             }
@@ -226,7 +227,7 @@ struct DownloadTests {
             // It stalls after 400,000 bytes: the cancellation, not the server, ends it.
             let resumable = session.download("\(base)/resumable?size=5000000&cut=400000&hold=1", to: Self.to(folder.appendingPathComponent("y")))
             resumable.resume()
-            #expect(await eventually { resumable.download.bytesWritten == 400_000 })
+            #expect(await eventually(within: .seconds(90)) { resumable.download.bytesWritten == 400_000 })
             resumable.cancel(producingResumeData: true)
             let response = await resumable.serializingDownloadedFileURL().response
             #expect(response.error?.isExplicitlyCancelledError == true)
