@@ -4,6 +4,8 @@
 // No public declaration here (or anywhere in the module) is named `Bluebonnet`: the module name
 // must stay free to qualify names (`Bluebonnet.HTTPHeaders`, `Bluebonnet.request(…)`).
 @_exported import BluebonnetCore
+// `HTTPCookie` and `HTTPCookieStorage` (the cookie store a session may be given).
+@_exported import BluebonnetCookies
 
 /// Facts about the library itself: Alamofire's `AFInfo`.
 public enum BluebonnetInfo {

@@ -108,8 +108,11 @@ extension Request {
         let task = makeTask(for: request)
         var hops = Hops(
             redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy),
-            challenge: ChallengeResponder(credential: settings.credential))
+            challenge: ChallengeResponder(credential: settings.credential),
+            cookies: CookieStep(session.configuration))
         while true {
+            // Cookies for this hop's URL (nothing at all without a cookie store).
+            hops.cookies?.prepare(&request)
             telemetry?.willSend(&request)
             recordSent(request)
             task.willSend(request)
@@ -159,6 +162,8 @@ extension Request {
     struct Hops {
         var redirects: RedirectStateMachine
         var challenge: ChallengeResponder
+        /// The cookie stage; nil when the session has no cookie store.
+        var cookies: CookieStep?
     }
 
     /// What a response is for.
@@ -194,6 +199,8 @@ extension Request {
             if let data, !data.isEmpty { eventMonitor.urlSession(session, dataTask: task, didReceive: data) }
             eventMonitor.request(self, didReceiveResponse: response, data: data)
         }
+        // Every response's cookies are stored, redirects and challenges included.
+        hops.cookies?.responseReceived(response, for: request)
 
         // One answer to a Basic challenge (RFC 7617); a second 401 is delivered.
         if let next = hops.challenge.answer(response, to: request) {
