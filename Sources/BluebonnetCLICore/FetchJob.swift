@@ -62,6 +62,13 @@ public struct FetchJob: Sendable {
     /// bytes, or another 416, is a `resume` error with the file untouched. Bytes that arrived
     /// before a failure stay in the file, so the same command continues.
     public var resumesOutputFile: Bool
+    /// `-b FILE`: Netscape cookie files to read into the run's cookie jar before the first
+    /// request (a missing file is an empty jar, as in curl).
+    public var cookieFiles: [String]
+    /// Whether the run keeps a cookie jar (`-b FILE` or `-c FILE`): cookies responses set are
+    /// stored and sent back where they match (every URL and redirect of the run), and
+    /// ``Fetching/cookieJar()`` returns them at the end.
+    public var usesCookieJar: Bool
 
     /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most
     /// ``defaultMaxRedirects``),
@@ -85,8 +92,12 @@ public struct FetchJob: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         outputFile: String? = nil,
         includeHeadInOutputFile: Bool = false,
-        resumesOutputFile: Bool = false
+        resumesOutputFile: Bool = false,
+        cookieFiles: [String] = [],
+        usesCookieJar: Bool = false
     ) {
+        self.cookieFiles = cookieFiles
+        self.usesCookieJar = usesCookieJar
         self.resumesOutputFile = resumesOutputFile
         self.outputFile = outputFile
         self.includeHeadInOutputFile = includeHeadInOutputFile
