@@ -3,7 +3,7 @@ import FoundationEssentials
 
 /// An HTTP cookie, as Foundation's `HTTPCookie`: its name, value, scope (domain and path),
 /// expiry and flags. Immutable; make one from `Set-Cookie` fields with
-/// ``cookies(withResponseHeaderFields:for:)`` or from properties with ``init(properties:)``.
+/// `cookies(withResponseHeaderFields:for:)` or from properties with ``init(properties:)``.
 ///
 /// ``domain`` follows Foundation's convention: a cookie set with a `Domain` attribute (sent to
 /// subdomains too) has a leading dot (`.example.com`); a host-only cookie has the bare host
@@ -159,7 +159,7 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The cookies of the `Set-Cookie` fields of `headers` (one cookie per field), received for
-    /// `url`, judged as ``cookies(withResponseHeaderFields:for:)-(_,URL)`` does.
+    /// `url`, judged as `cookies(withResponseHeaderFields:for:)` with a dictionary does.
     public static func cookies(withResponseHeaderFields headers: HTTPHeaders, for url: URL) -> [HTTPCookie] {
         cookies(setCookieFields: headers.values(for: "Set-Cookie"), for: url, now: Date())
     }

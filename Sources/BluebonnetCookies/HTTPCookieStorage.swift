@@ -2,7 +2,7 @@ import FoundationEssentials
 import Synchronization
 
 /// A cookie store, as Foundation's `HTTPCookieStorage`, following RFC 6265bis: give it to a
-/// session (``SessionConfiguration``'s `cookieStorage`, or `URLSessionConfiguration`'s
+/// session (`SessionConfiguration`'s `cookieStorage`, or `URLSessionConfiguration`'s
 /// `httpCookieStorage`) and it keeps the cookies responses set and sends them back.
 ///
 /// What it enforces (RFC 6265bis §5.7, §5.8.3):
@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// Differences from Foundation: not an `NSObject` subclass (a final class); no
 /// `sortedCookies(using:)` (no `NSSortDescriptor` without Foundation); ``shared`` is an in-memory
-/// store that no session uses unless configured to (see ``SessionConfiguration``'s
+/// store that no session uses unless configured to (see `SessionConfiguration`'s
 /// `cookieStorage`), and nothing is persisted unless you save it.
 public final class HTTPCookieStorage: Sendable {
     private struct State {
