@@ -287,9 +287,9 @@ extension HTTPCookie {
         case always = 0
         /// None.
         case never = 1
-        /// Only cookies from the main document's domain: a cookie for a URL whose host is not
-        /// the main document URL's host or a subdomain of its domain is refused. When there is no
-        /// main document URL (Bluebonnet requests have none), as ``always`` (as
+        /// Only cookies from the main document's domain: a cookie for a URL is refused unless one
+        /// of its host and the main document URL's host is the other or a subdomain of it. When
+        /// there is no main document URL (Bluebonnet requests have none), as ``always`` (as
         /// swift-corelibs-foundation does).
         case onlyFromMainDocumentDomain = 2
     }

@@ -40,9 +40,6 @@ public final class HTTPCookieStorage: Sendable {
     /// A process-wide store, in memory, made on first use. No session uses it by default.
     public static let shared = HTTPCookieStorage()
 
-    /// Foundation's class spelling of ``shared``.
-    public class var sharedCookieStorage: HTTPCookieStorage { shared }
-
     /// An empty store with the default limits: 50 cookies per domain, 3000 in all.
     public convenience init() {
         self.init(perDomainLimit: 50, totalLimit: 3000)
@@ -100,8 +97,9 @@ public final class HTTPCookieStorage: Sendable {
     /// 6265bis §5.7 steps 9–10), a `Secure` one only when `url` is `https`.
     ///
     /// Nothing under ``HTTPCookie/AcceptPolicy/never``; under
-    /// ``HTTPCookie/AcceptPolicy/onlyFromMainDocumentDomain``, nothing when `url`'s host is
-    /// not `mainDocumentURL`'s host or below it (with a nil `mainDocumentURL`, no such check).
+    /// ``HTTPCookie/AcceptPolicy/onlyFromMainDocumentDomain``, nothing unless one of `url`'s host
+    /// and `mainDocumentURL`'s host is the other or a subdomain of it (with a nil
+    /// `mainDocumentURL`, no such check).
     public func setCookies(_ cookies: [HTTPCookie], for url: URL?, mainDocumentURL: URL?) {
         guard let url, let target = CookieURL(url) else { return }
         let main = mainDocumentURL.flatMap(CookieURL.init)
