@@ -6,6 +6,8 @@
 @_exported import BluebonnetCore
 // The cache's stores, options and rules are part of the API (`URLCache(storage:)`, `CacheOptions`).
 @_exported import BluebonnetCache
+// `HTTPCookie` and `HTTPCookieStorage` (the cookie store a session may be given).
+@_exported import BluebonnetCookies
 
 /// Facts about the library itself: Alamofire's `AFInfo`.
 public enum BluebonnetInfo {

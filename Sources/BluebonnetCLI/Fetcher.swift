@@ -23,6 +23,8 @@ final class Fetcher: Fetching {
     static let libraryVersion = BluebonnetInfo.version
 
     private let session = Mutex<Session?>(nil)
+    /// The run's cookie jar (`-b FILE`, `-c FILE`), made with the session; nil without them.
+    private let cookieStorage = Mutex<HTTPCookieStorage?>(nil)
 
     func fetch(_ job: FetchJob) async -> FetchOutcome {
         guard var url = URL(string: job.url) else {
@@ -55,6 +57,8 @@ final class Fetcher: Fetching {
         let session: Session
         do {
             session = try self.session(for: job)
+        } catch let error as FetchError {
+            return FetchOutcome(url: job.url, error: error)
         } catch {
             return FetchOutcome(url: job.url, error: FetchError(.invalidURL, "-x \(job.proxy ?? ""): \(error)"))
         }
@@ -453,7 +457,9 @@ final class Fetcher: Fetching {
     private func session(for job: FetchJob) throws -> Session {
         try session.withLock { session in
             if let session { return session }
-            let made = try Self.makeSession(for: job)
+            let storage = try Self.cookieStorage(for: job)
+            let made = try Self.makeSession(for: job, cookieStorage: storage)
+            cookieStorage.withLock { $0 = storage }
             session = made
             return made
         }
@@ -462,8 +468,31 @@ final class Fetcher: Fetching {
     /// `--cache`'s capacity on disk: 1 GiB, least recently used entries evicted beyond it.
     static let cacheCapacity = 1 << 30
 
-    private static func makeSession(for job: FetchJob) throws -> Session {
+    /// curl's cookie engine: a jar when `-b FILE` or `-c` asks for one, with the `-b` files read
+    /// into it (a missing file is an empty jar, as in curl; an unreadable one is an `io` error).
+    private static func cookieStorage(for job: FetchJob) throws(FetchError) -> HTTPCookieStorage? {
+        guard job.usesCookieJar else { return nil }
+        let storage = HTTPCookieStorage()
+        for path in job.cookieFiles {
+            do {
+                try storage.loadCookies(fromFile: path)
+            } catch where error.code == .notFound {
+                continue
+            } catch {
+                throw FetchError(.io, "-b \(path): \(error.reason)")
+            }
+        }
+        return storage
+    }
+
+    func cookieJar() async -> String? {
+        cookieStorage.withLock { $0 }?.netscapeCookieFile()
+    }
+
+    private static func makeSession(for job: FetchJob, cookieStorage: HTTPCookieStorage?) throws -> Session {
         var configuration = SessionConfiguration()
+        // The engine's jar: cookies are sent and stored for every URL and redirect of the run.
+        configuration.cookieStorage = cookieStorage
         for name in job.removedHeaders {
             configuration.headers.remove(name: name)
         }

@@ -201,6 +201,17 @@ public enum CLI {
                 }
             }
         }
+        // -c: every cookie of the run, after the last URL (whatever happened to them), as curl.
+        if let path = plan.cookieJarPath {
+            let text = await fetcher.cookieJar() ?? emptyCookieJar
+            do {
+                let sink = path == "-" ? out : try environment.openOutputFile(path)
+                try sink.write(Array(text.utf8))
+            } catch {
+                say(err, "bluebonnet: -c \(path): io: cannot write the cookie jar: \(error)\n")
+                allResponded = false
+            }
+        }
         await fetcher.shutdown()
         return allResponded ? ExitStatus.allResponded : ExitStatus.someFailed
     }
@@ -234,6 +245,9 @@ public enum CLI {
     static func seconds(_ value: Double) -> String {
         value == value.rounded() && value < 1e15 ? "\(Int64(value)) s" : "\(value) s"
     }
+
+    /// What `-c` writes when the fetcher kept no cookies: the Netscape file's header alone.
+    static let emptyCookieJar = "# Netscape HTTP Cookie File\n# https://curl.se/docs/http-cookies.html\n\n"
 
     /// The bytes of the file at `path` from `offset` on.
     static func contents(of path: String, from offset: Int) throws -> [UInt8] {

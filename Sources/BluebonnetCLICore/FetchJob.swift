@@ -68,6 +68,13 @@ public struct FetchJob: Sendable {
     public var cacheDirectory: String?
     /// `-u`, `--basic`, `--digest`: the credentials and how they are sent; nil for none.
     public var authentication: HTTPAuthentication?
+    /// `-b FILE`: Netscape cookie files to read into the run's cookie jar before the first
+    /// request (a missing file is an empty jar, as in curl).
+    public var cookieFiles: [String]
+    /// Whether the run keeps a cookie jar (`-b FILE` or `-c FILE`): cookies responses set are
+    /// stored and sent back where they match (every URL and redirect of the run), and
+    /// ``Fetching/cookieJar()`` returns them at the end.
+    public var usesCookieJar: Bool
 
     /// A job with the CLI's defaults: GET, no headers or body, redirects followed (at most
     /// ``defaultMaxRedirects``),
@@ -93,10 +100,14 @@ public struct FetchJob: Sendable {
         includeHeadInOutputFile: Bool = false,
         resumesOutputFile: Bool = false,
         cacheDirectory: String? = nil,
-        authentication: HTTPAuthentication? = nil
+        authentication: HTTPAuthentication? = nil,
+        cookieFiles: [String] = [],
+        usesCookieJar: Bool = false
     ) {
         self.cacheDirectory = cacheDirectory
         self.authentication = authentication
+        self.cookieFiles = cookieFiles
+        self.usesCookieJar = usesCookieJar
         self.resumesOutputFile = resumesOutputFile
         self.outputFile = outputFile
         self.includeHeadInOutputFile = includeHeadInOutputFile

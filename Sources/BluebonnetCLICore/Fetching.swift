@@ -10,9 +10,16 @@ public protocol Fetching: Sendable {
 
     /// Called once after the last URL (closes pooled connections). The default does nothing.
     func shutdown() async
+
+    /// The run's cookies as a Netscape cookie file (curl's `-c` format), asked once after the
+    /// last URL when `-c` was given; nil when the fetcher kept no jar. The default returns nil.
+    func cookieJar() async -> String?
 }
 
 extension Fetching {
+    /// Nil: no jar.
+    public func cookieJar() async -> String? { nil }
+
     /// Does nothing.
     public func shutdown() async {}
 }

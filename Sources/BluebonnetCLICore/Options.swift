@@ -109,6 +109,14 @@ struct Options: ParsableCommand {
     @Flag(name: .customLong("basic"), help: "Send -u's user:password as Basic (the default).")
     var basic = false
 
+    @Option(name: [.customShort("b"), .customLong("cookie")], parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Send cookies (repeatable): DATA with '=' is sent as the Cookie header ('a=1; b=2'); otherwise a Netscape cookie file to read, whose cookies are sent where they match and which turns the cookie engine on (a missing file is an empty jar).", valueName: "DATA|FILE"))
+    var cookies: [String] = []
+
+    @Option(name: [.customShort("c"), .customLong("cookie-jar")],
+            help: ArgumentHelp("After the run, write every cookie in Netscape format to FILE ('-': standard output); turns the cookie engine on.", valueName: "FILE"))
+    var cookieJar: String?
+
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and headers before the body.")
     var include = false
 

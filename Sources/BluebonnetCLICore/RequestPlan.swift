@@ -45,6 +45,13 @@ struct RequestPlan: Equatable {
     var retry: RetryPlan
     /// `-u`, `--basic`, `--digest`: the credentials and how they are sent; nil for none.
     var authentication: HTTPAuthentication?
+    /// `-b FILE`: Netscape cookie files read into the run's cookie jar.
+    var cookieFiles: [String] = []
+    /// `-c FILE`: where the jar is written after the run (`-` for standard output).
+    var cookieJarPath: String?
+    /// Whether the run keeps a cookie jar (`-b FILE` or `-c`): cookies responses set are sent
+    /// back where they match, as curl's cookie engine does.
+    var usesCookieJar: Bool { !cookieFiles.isEmpty || cookieJarPath != nil }
 
     struct Header: Equatable {
         var name: String
@@ -178,6 +185,18 @@ struct RequestPlan: Equatable {
             || removed.contains { $0.lowercased() == "content-type" }
         if hasData && !hasContentType {
             headers.append(Header(name: "Content-Type", value: Self.formContentType))
+        }
+        // -b: DATA with '=' is the Cookie header itself (several joined with "; "); anything
+        // else names a cookie file (curl's rule).
+        let cookieData = options.cookies.filter { $0.contains("=") }
+        cookieFiles = options.cookies.filter { !$0.contains("=") }
+        cookieJarPath = options.cookieJar
+        if !cookieData.isEmpty {
+            let value = cookieData.joined(separator: "; ")
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw UsageError("-b: CR, LF and NUL are not allowed in cookie data")
+            }
+            headers.append(Header(name: "Cookie", value: value))
         }
         self.headers = headers
         self.removedHeaders = removed
@@ -362,7 +381,7 @@ struct RequestPlan: Equatable {
             requiresCertificateStatus: requiresCertificateStatus, timeout: timeout, proxy: proxy, noProxy: noProxy,
             progress: progress, outputFile: outputFile, includeHeadInOutputFile: includeHead,
             resumesOutputFile: resumesOutputFiles && outputFile != nil, cacheDirectory: cacheDirectory,
-            authentication: authentication
+            authentication: authentication, cookieFiles: cookieFiles, usesCookieJar: usesCookieJar
         )
     }
 

@@ -65,7 +65,7 @@ struct Run {
     let files: [String: [UInt8]]
 
     static func cli(
-        _ arguments: [String], fetcher: FakeFetcher = FakeFetcher(), terminal: Bool = false, stdin: [UInt8] = [],
+        _ arguments: [String], fetcher: some Fetching = FakeFetcher(), terminal: Bool = false, stdin: [UInt8] = [],
         failingFiles: Bool = false
     ) async -> Run {
         let out = CapturingSink()

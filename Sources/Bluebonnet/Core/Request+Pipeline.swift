@@ -115,7 +115,8 @@ extension Request {
         let task = makeTask(for: request)
         var hops = Hops(
             redirects: RedirectStateMachine(policy: session.configuration.redirectPolicy),
-            challenge: ChallengeResponder(credential: settings.credential, credentialURL: request.url))
+            challenge: ChallengeResponder(credential: settings.credential, credentialURL: request.url),
+            cookies: CookieStep(session.configuration))
         // A Digest nonce this session answered for the origin before is answered again at once.
         if settings.credential != nil, !session.digestNonces.isEmpty, !request.headers.contains(name: "Authorization"),
             let (challenge, count) = session.digestNonces.next(for: request.url),
@@ -124,6 +125,8 @@ extension Request {
             request = preempted
         }
         while true {
+            // Cookies for this hop's URL (nothing at all without a cookie store).
+            hops.cookies?.prepare(&request)
             telemetry?.willSend(&request)
             recordSent(request)
             task.willSend(request)
@@ -189,6 +192,8 @@ extension Request {
     struct Hops {
         var redirects: RedirectStateMachine
         var challenge: ChallengeResponder
+        /// The cookie stage; nil when the session has no cookie store.
+        var cookies: CookieStep?
     }
 
     /// What a response is for.
@@ -224,6 +229,8 @@ extension Request {
             if let data, !data.isEmpty { eventMonitor.urlSession(session, dataTask: task, didReceive: data) }
             eventMonitor.request(self, didReceiveResponse: response, data: data)
         }
+        // Every response's cookies are stored, redirects and challenges included.
+        hops.cookies?.responseReceived(response, for: request)
 
         // One answer to a Digest (RFC 7616) or Basic (RFC 7617) challenge; a second 401 is
         // delivered, unless it says the Digest nonce was stale.

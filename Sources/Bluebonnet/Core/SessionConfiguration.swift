@@ -1,4 +1,5 @@
 import BluebonnetCompression
+import BluebonnetCookies
 import BluebonnetCore
 import BluebonnetTLS
 import BluebonnetTransport
@@ -87,6 +88,33 @@ public struct SessionConfiguration: Sendable {
     /// for is made (Alamofire's behaviour). Retries after a `401` (an ``AuthenticationInterceptor``
     /// retrying with a refreshed credential) are not counted against it.
     public var retryBudget: RetryBudget? = .default
+    /// The cookie store requests send cookies from and store `Set-Cookie` into. Default nil: no
+    /// cookies are sent or stored (a `Cookie` field the request or ``headers`` set is still sent).
+    ///
+    /// Off by default, unlike URLSession (whose default configuration uses
+    /// `HTTPCookieStorage.shared`) and so Alamofire: a server-side client serves many users, and
+    /// one store shared by all their requests would send one user's session cookie with another
+    /// user's request. Give a session (or a session per user or tenant) its own store:
+    ///
+    /// ```swift
+    /// configuration.cookieStorage = HTTPCookieStorage()
+    /// ```
+    ///
+    /// With a store, each hop (the first request, every redirect, every retry) gets the
+    /// store's cookies for its own URL (RFC 6265bis §5.8.3), so a redirect to another host never
+    /// carries the first host's cookies; every response's `Set-Cookie` fields (redirects and 401s
+    /// included) are stored for the URL that sent them (§5.7). A request that sets `Cookie`
+    /// itself, or whose `httpShouldHandleCookies` is false, is left alone.
+    public var cookieStorage: HTTPCookieStorage?
+    /// Whether requests carry the ``cookieStorage``'s cookies (Foundation's
+    /// `httpShouldSetCookies`). Default true; without a store it changes nothing. Storing is
+    /// governed by ``cookieAcceptPolicy``.
+    public var shouldSetCookies = true
+    /// Which cookies responses may put in the ``cookieStorage`` (Foundation's
+    /// `httpCookieAcceptPolicy`); the store's own `cookieAcceptPolicy` applies as well. Default
+    /// `.onlyFromMainDocumentDomain`, Foundation's default, which accepts everything here:
+    /// Bluebonnet requests have no main document URL.
+    public var cookieAcceptPolicy = HTTPCookie.AcceptPolicy.onlyFromMainDocumentDomain
 
     /// The defaults described on each property.
     public init() {}

@@ -1,3 +1,4 @@
+import BluebonnetCookies
 import BluebonnetCore
 import FoundationEssentials
 import Synchronization
@@ -17,8 +18,7 @@ import Synchronization
 ///
 /// The properties with a meaning on Bluebonnet's stack are here; everything else Bluebonnet
 /// offers (TLS, proxies, limits, telemetry) is in ``sessionConfiguration``. Not here:
-/// `httpCookieStorage` and
-/// `httpShouldSetCookies` (no cookie store yet); `waitsForConnectivity`, `isDiscretionary` and
+/// `waitsForConnectivity`, `isDiscretionary` and
 /// the other Apple-platform networking flags, which have no meaning on Linux; `identifier` (no
 /// background sessions). ``allowsCellularAccess`` is kept so configuration code ports, and
 /// changes nothing (see there).
@@ -53,7 +53,8 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// The same as ``default``: Bluebonnet keeps no cache, cookies or credentials on disk in any
-    /// configuration, so there is nothing an ephemeral one leaves out. A new instance on each call.
+    /// configuration (a ``httpCookieStorage`` is in memory unless you save it), so there is
+    /// nothing an ephemeral one leaves out. A new instance on each call.
     public static var ephemeral: URLSessionConfiguration { .default }
 
     /// Foundation's default for ``timeoutIntervalForResource``: 7 days.
@@ -148,6 +149,31 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
     public var requestCachePolicy: URLRequest.CachePolicy {
         get { state.withLock { $0.configuration.requestCachePolicy } }
         set { state.withLock { $0.configuration.requestCachePolicy = newValue } }
+    }
+
+    /// The cookie store of the sessions made from this configuration
+    /// (``SessionConfiguration/cookieStorage``). Default nil: no cookies are sent or stored.
+    ///
+    /// Foundation's default configuration has `HTTPCookieStorage.shared` here; Bluebonnet's has
+    /// none, because a server-side client shared by many users would otherwise send one user's
+    /// session cookie with another's request. Set a store of the session's own to turn cookies on.
+    public var httpCookieStorage: HTTPCookieStorage? {
+        get { state.withLock { $0.configuration.cookieStorage } }
+        set { state.withLock { $0.configuration.cookieStorage = newValue } }
+    }
+
+    /// Whether requests carry the ``httpCookieStorage``'s cookies
+    /// (``SessionConfiguration/shouldSetCookies``). Default true, as in Foundation.
+    public var httpShouldSetCookies: Bool {
+        get { state.withLock { $0.configuration.shouldSetCookies } }
+        set { state.withLock { $0.configuration.shouldSetCookies = newValue } }
+    }
+
+    /// Which cookies responses may store (``SessionConfiguration/cookieAcceptPolicy``). Default
+    /// `.onlyFromMainDocumentDomain`, as in Foundation.
+    public var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy {
+        get { state.withLock { $0.configuration.cookieAcceptPolicy } }
+        set { state.withLock { $0.configuration.cookieAcceptPolicy = newValue } }
     }
 
     /// The whole Bluebonnet configuration a session made from this one gets: its headers are

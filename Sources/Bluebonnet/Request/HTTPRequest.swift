@@ -57,9 +57,9 @@ public struct HTTPRequest: Sendable, Hashable, URLRequestConvertible {
     /// cache yet, so every policy loads from the network. ``CachePolicy/useProtocolCachePolicy``
     /// by default.
     public var cachePolicy: CachePolicy
-    /// Whether cookies are sent and stored for this request; `true` by default. Carried with the
-    /// request, not yet acted on: Bluebonnet has no cookie storage yet, so it sends only the
-    /// `Cookie` header fields the request or the session's headers set.
+    /// Whether cookies are sent and stored for this request; `true` by default. Acted on only
+    /// when the session has a cookie store (``SessionConfiguration/cookieStorage``, nil by
+    /// default): false then sends none of its cookies and stores none of the responses'.
     public var httpShouldHandleCookies: Bool
 
     /// The method, stored as Bluebonnet's value (``method`` and ``httpMethod`` are views of it).
