@@ -31,17 +31,6 @@ func problem(with entry: CachedResponseEntry, key: String) -> String? {
         key: key, headers: entry.headers.map { ($0.name, $0.value) }, body: entry.body.readableBytesArray)
 }
 
-/// A small seeded generator (SplitMix64): the same seed, the same run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Writes `message` and a newline to standard error.
 func printError(_ message: String) {
@@ -63,7 +52,7 @@ case "mix":
           let operations = Int(arguments[4]), let keys = Int(arguments[5]), let seed = UInt64(arguments[6])
     else { fail("usage: mix <directory> <capacity> <writer> <operations> <keys> <seed>") }
     let storage = DiskCacheStorage(directory: arguments[1], capacity: capacity)
-    var random = SplitMix64(state: seed)
+    var random = SplitMix64(seed: seed)
     var counts = (stores: 0, hits: 0, misses: 0, removals: 0, bad: 0)
     for generation in 0..<operations {
         let key = "https://example.com/k\(Int.random(in: 0..<keys, using: &random))"

@@ -1,4 +1,5 @@
 import BluebonnetCore
+import BluebonnetTestSupport
 import Testing
 
 @testable import BluebonnetCache
@@ -91,7 +92,7 @@ import Testing
     /// A burst of damage (a sector of zeros, or of garbage) in the body is refused.
     @Test func aZeroedOrGarbledRunIsRefused() {
         let record = CacheRecord.encode(sampleEntry("k", bodySize: 4096)).readableBytesArray
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for _ in 0..<200 {
             var damaged = record
             let start = Int.random(in: 0..<(record.count - 1), using: &generator)
@@ -107,7 +108,7 @@ import Testing
 
     @Test(arguments: [0, 1, 3, 19, 20, 21, 64, 1000, 70_000])
     func garbageIsRefused(_ count: Int) {
-        var generator = SeededGenerator(seed: UInt64(count))
+        var generator = SplitMix64(seed: UInt64(count))
         let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
         #expect(throws: CacheRecord.Failure.self) { try CacheRecord.decode(ByteBuffer(bytes: bytes), expectingKey: "k").get() }
     }
@@ -150,15 +151,3 @@ import Testing
     }
 }
 
-/// SplitMix64: seeded, so a failing case is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

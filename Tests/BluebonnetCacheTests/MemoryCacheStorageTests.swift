@@ -1,4 +1,5 @@
 import BluebonnetCore
+import BluebonnetTestSupport
 import Testing
 
 @testable import BluebonnetCache
@@ -102,7 +103,7 @@ import Testing
     /// hits, order and byte count after every step.
     @Test(arguments: [1, 2, 3, 4, 5])
     func agreesWithASimpleModel(_ seed: UInt64) async {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let capacity = 1000
         let storage = MemoryCacheStorage(capacity: capacity)
         var model: [CachedResponseEntry] = []  // most recent first
@@ -139,7 +140,7 @@ import Testing
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {
-                    var generator = SeededGenerator(seed: UInt64(task))
+                    var generator = SplitMix64(seed: UInt64(task))
                     for _ in 0..<2000 {
                         let key = Int.random(in: 0..<30, using: &generator)
                         if Bool.random(using: &generator) {

@@ -109,6 +109,17 @@ extension Request {
         let requestTime = cache.now()
         let before = transactions.count
         let exchanged = try await exchangeOnNetwork(request, transactions: &transactions, decide: decide)
+        return await deliverMiss(
+            exchanged, for: request, cacheRequest: cacheRequest, cache: cache, rules: rules, requestTime: requestTime,
+            transactions: &transactions, from: before)
+    }
+
+    /// A network response delivered as it is: its transactions marked a miss, the monitors told,
+    /// and the response stored when RFC 9111 and the cached-response handler allow.
+    private func deliverMiss(
+        _ exchanged: Exchanged, for request: HTTPRequest, cacheRequest: CacheRequest, cache: URLCache, rules: CacheRules,
+        requestTime: Double, transactions: inout [TransactionMetrics], from before: Int
+    ) async -> Exchanged {
         mark(&transactions, from: before, .miss)
         eventMonitor.request(self, didUseCache: .miss)
         await store(
@@ -196,12 +207,9 @@ extension Request {
             result.data = stale.data
             return result
         }
-        mark(&transactions, from: before, .miss)
-        eventMonitor.request(self, didUseCache: .miss)
-        await store(
-            exchanged.response, data: exchanged.data, for: request, cacheRequest: cacheRequest, cache: cache, rules: rules,
-            requestTime: requestTime, responseTime: cache.now())
-        return exchanged
+        return await deliverMiss(
+            exchanged, for: request, cacheRequest: cacheRequest, cache: cache, rules: rules, requestTime: requestTime,
+            transactions: &transactions, from: before)
     }
 
     /// Answers `request` with `entry`, without the network.

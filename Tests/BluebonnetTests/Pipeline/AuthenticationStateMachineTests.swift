@@ -1,4 +1,5 @@
 @testable import Bluebonnet
+import BluebonnetTestSupport
 import FoundationEssentials
 import Testing
 
@@ -115,24 +116,13 @@ import Testing
         #expect(machine.refreshTimes.isEmpty)
     }
 
-    /// A small deterministic generator (SplitMix64), so a failing sequence can be replayed from its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Random event sequences against a model: a refresh starts only when none runs, each one
     /// hands back exactly the adapts and requests that waited for it, every waiter is answered
     /// exactly once, and no more than the window's refreshes start within its interval.
     @Test(arguments: Array(UInt64(1)...UInt64(64)))
     func randomSequencesKeepTheInvariants(seed: UInt64) throws {
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(seed: seed)
         var machine = Machine(credential: Token(value: "c0"), window: Self.window)
         var refreshing = false
         var pending = Set<Int>()
