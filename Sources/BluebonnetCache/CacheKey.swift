@@ -147,34 +147,42 @@ struct URIReferenceParts {
     var query: Substring?
 
     init(_ text: String) {
+        // Every delimiter is ASCII: the scan runs over the UTF-8 view (indices there are valid
+        // String indices at these bytes), not over Characters, which cost a grapheme break each.
         var rest = Substring(text)
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
         // Surrounding whitespace is not part of a field value's URI.
-        while let first = rest.first, first == " " || first == "\t" { rest = rest.dropFirst() }
-        while let last = rest.last, last == " " || last == "\t" { rest = rest.dropLast() }
+        while let first = rest.utf8.first, first == 0x20 || first == 0x09 {
+            rest = rest[rest.utf8.index(after: rest.startIndex)...]
+        }
+        while let last = rest.utf8.last, last == 0x20 || last == 0x09 {
+            rest = rest[..<rest.utf8.index(before: rest.endIndex)]
+        }
         // A scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the first ":", and only
         // when no "/", "?" comes first.
-        if let colon = rest.firstIndex(where: { $0 == ":" || $0 == "/" || $0 == "?" }), rest[colon] == ":" {
-            let candidate = rest[..<colon]
-            if let first = candidate.unicodeScalars.first, first.isASCIILetter,
-                candidate.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) })
+        if let colon = rest.utf8.firstIndex(where: { $0 == 0x3A || $0 == 0x2F || $0 == 0x3F }), rest.utf8[colon] == 0x3A {
+            let candidate = rest[..<colon].utf8
+            if let first = candidate.first, Self.isLetter(first),
+                candidate.allSatisfy({ Self.isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
             {
-                scheme = String(candidate)
-                rest = rest[rest.index(after: colon)...]
+                scheme = String(rest[..<colon])
+                rest = rest[rest.utf8.index(after: colon)...]
             }
         }
-        if rest.hasPrefix("//") {
-            rest = rest.dropFirst(2)
-            let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        if rest.utf8.starts(with: [0x2F, 0x2F]) {
+            rest = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...]
+            let end = rest.utf8.firstIndex { $0 == 0x2F || $0 == 0x3F } ?? rest.endIndex
             authority = rest[..<end]
             rest = rest[end...]
         }
-        if let question = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: question)...]
+        if let question = rest.utf8.firstIndex(of: 0x3F) {
+            query = rest[rest.utf8.index(after: question)...]
             rest = rest[..<question]
         }
         path = rest
     }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 }
 
 /// `remove_dot_segments` (RFC 3986 §5.2.4).

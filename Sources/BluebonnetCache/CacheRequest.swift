@@ -6,7 +6,9 @@ public struct CacheRequest: Sendable, Hashable {
     /// The request method.
     public var method: HTTPMethod
     /// The absolute target URI (`https://host/path?query`); a fragment is ignored.
-    public var url: String
+    public var url: String {
+        didSet { primaryKey = CacheKey.primaryKey(for: url) }
+    }
     /// The request's header fields, as sent.
     public var headers: HTTPHeaders
 
@@ -15,11 +17,13 @@ public struct CacheRequest: Sendable, Hashable {
         self.method = method
         self.url = url
         self.headers = headers
+        self.primaryKey = CacheKey.primaryKey(for: url)
     }
 
     /// The request's primary cache key (``CacheKey/primaryKey(for:)``), or `nil` when its URL is
-    /// not an absolute `http`/`https` URI.
-    public var primaryKey: String? { CacheKey.primaryKey(for: url) }
+    /// not an absolute `http`/`https` URI. Worked out once, when ``url`` is set: a lookup and the
+    /// session's cache stage both read it.
+    public private(set) var primaryKey: String?
 
     /// Whether the request is itself conditional or a range request (`If-None-Match`,
     /// `If-Modified-Since`, `If-Match`, `If-Unmodified-Since`, `If-Range`, `Range`): the
