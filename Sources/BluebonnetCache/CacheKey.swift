@@ -69,29 +69,29 @@ struct CacheURL: Hashable {
         guard let defaultPort = Self.defaultPort(scheme) else { return nil }
         // userinfo@host:port — the user information is dropped.
         var hostPort = authority
-        if let at = hostPort.lastIndex(of: "@") { hostPort = hostPort[hostPort.index(after: at)...] }
+        if let at = hostPort.utf8.lastIndex(of: UInt8(ascii: "@")) { hostPort = hostPort[hostPort.utf8.index(after: at)...] }
         var host = hostPort
         var portText: Substring = ""
-        if hostPort.first == "[" {
+        if hostPort.utf8.first == UInt8(ascii: "[") {
             // An IP-literal (RFC 3986 §3.2.2): hex digits, ":", "." and IPvFuture's letters.
-            guard let close = hostPort.firstIndex(of: "]") else { return nil }
+            guard let close = hostPort.utf8.firstIndex(of: UInt8(ascii: "]")) else { return nil }
             host = hostPort[...close]
             guard host.dropFirst().dropLast().utf8.allSatisfy({ HTTPSyntax.isTokenByte($0) || $0 == UInt8(ascii: ":") }),
                 !host.dropFirst().contains("[")
             else { return nil }
-            let rest = hostPort[hostPort.index(after: close)...]
+            let rest = hostPort[hostPort.utf8.index(after: close)...]
             if !rest.isEmpty {
                 guard rest.first == ":" else { return nil }
                 portText = rest.dropFirst()
             }
-        } else if let colon = hostPort.lastIndex(of: ":") {
+        } else if let colon = hostPort.utf8.lastIndex(of: UInt8(ascii: ":")) {
             host = hostPort[..<colon]
-            portText = hostPort[hostPort.index(after: colon)...]
+            portText = hostPort[hostPort.utf8.index(after: colon)...]
         }
         // A reg-name or IPv4 address: no delimiters, spaces or controls (so a key parses back to
         // itself).
         guard !host.isEmpty,
-            host.first == "[" || host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && !"[]:@/?#".utf8.contains($0) })
+            host.utf8.first == UInt8(ascii: "[") || host.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && !"[]:@/?#".utf8.contains($0) })
         else { return nil }
         if portText.isEmpty {
             port = defaultPort
@@ -187,7 +187,7 @@ struct URIReferenceParts {
 
 /// `remove_dot_segments` (RFC 3986 §5.2.4).
 func removingDotSegments(_ path: some StringProtocol) -> String {
-    guard path.contains(".") else { return String(path) }
+    guard path.utf8.contains(UInt8(ascii: ".")) else { return String(path) }
     let absolute = path.hasPrefix("/")
     var output: [Substring] = []
     // Work segment by segment: "." is dropped, ".." removes the previous segment.

@@ -137,6 +137,8 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, Collection, Expressible
     /// Whether two names are the same field name (ASCII case-insensitive).
     @inlinable
     public static func namesMatch(_ a: String, _ b: String) -> Bool {
+        // Names of different lengths never match: the common case, and `utf8.count` is O(1).
+        guard a.utf8.count == b.utf8.count else { return false }
         var a = a.utf8.makeIterator()
         var b = b.utf8.makeIterator()
         while true {
