@@ -241,10 +241,7 @@ extension Request {
 
     /// The response and body `entry` holds, as `request`'s, with `Age: age`.
     private func cachedResponse(_ entry: CachedResponseEntry, age: Int, for request: HTTPRequest) -> (response: HTTPResponse, data: Data) {
-        let response = HTTPResponse(
-            url: request.url ?? URL(string: entry.key) ?? URL(filePath: "/"), statusCode: entry.statusCode,
-            reason: entry.reasonPhrase, version: entry.version, headers: CacheRules.servedHeaders(of: entry, age: age))
-        return (response, entry.body.sharedData())
+        (HTTPResponse(cached: entry, url: request.url, headers: CacheRules.servedHeaders(of: entry, age: age)), entry.body.sharedData())
     }
 
     /// Stores a network response when RFC 9111 allows it and the cached-response handler (the
@@ -260,16 +257,14 @@ extension Request {
                 responseHeaders: response.headers, body: ByteBuffer(bytes: data), requestTime: requestTime, responseTime: responseTime)
         else { return }
         let handler = cachedResponseHandler ?? session.cachedResponseHandler
-        guard handler != nil || !eventMonitor.isEmpty, let task, let proposed = CachedURLResponse(entry: entry, url: request.url) else {
+        // Without a handler or a monitor to show it to, no CachedURLResponse is made.
+        guard let task, handler != nil || !eventMonitor.isEmpty else {
             await cache.store(entry, policy: .allowed)
             return
         }
-        guard let handler else {
-            eventMonitor.urlSession(session, dataTask: task, willCacheResponse: proposed)
-            await cache.store(entry, policy: .allowed)
-            return
-        }
-        guard let answer = await handler.response(toCache: proposed, task: task) else { return }
+        let proposed = CachedURLResponse(entry: entry, url: request.url)
+        let answer = handler == nil ? proposed : await handler?.response(toCache: proposed, task: task)
+        guard let answer else { return }
         eventMonitor.urlSession(session, dataTask: task, willCacheResponse: answer)
         let stored = answer === proposed ? entry : answer.entry(key: entry.key, request: cacheRequest, requestTime: requestTime, responseTime: responseTime)
         await cache.store(stored, policy: answer.storagePolicy)

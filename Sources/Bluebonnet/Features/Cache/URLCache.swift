@@ -185,12 +185,8 @@ public final class URLCache: Sendable, CustomStringConvertible {
 extension CachedURLResponse {
     /// The response and body of `entry`, for `url` (the request's, which may differ from the
     /// key's spelling).
-    convenience init?(entry: CachedResponseEntry, url: URL?) {
-        guard let url = url ?? URL(string: entry.key) else { return nil }
-        let response = HTTPResponse(
-            url: url, statusCode: entry.statusCode, reason: entry.reasonPhrase,
-            version: entry.version, headers: entry.headers)
-        self.init(response: response, data: entry.body.sharedData(), storagePolicy: .allowed)
+    convenience init(entry: CachedResponseEntry, url: URL?) {
+        self.init(response: HTTPResponse(cached: entry, url: url, headers: entry.headers), data: entry.body.sharedData())
     }
 
     /// The entry to store for `request` under `key`.
@@ -200,5 +196,16 @@ extension CachedURLResponse {
             varyingRequestHeaders: VaryFields(headers: response.headers).selectingHeaders(from: request.headers),
             statusCode: response.statusCode, reasonPhrase: response.reason, version: response.version,
             headers: response.headers, body: ByteBuffer(bytes: data), requestTime: requestTime, responseTime: responseTime)
+    }
+}
+
+extension HTTPResponse {
+    /// The response `entry` holds, as the response to `url` (the request's, which may be spelled
+    /// otherwise than the key; the key's when nil), with `headers` (the stored ones, or the served
+    /// ones with `Age`).
+    init(cached entry: CachedResponseEntry, url: URL?, headers: HTTPHeaders) {
+        self.init(
+            url: url ?? URL(string: entry.key) ?? URL(filePath: "/"), statusCode: entry.statusCode,
+            reason: entry.reasonPhrase, version: entry.version, headers: headers)
     }
 }
