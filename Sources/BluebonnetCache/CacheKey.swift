@@ -13,8 +13,12 @@ import BluebonnetCore
 ///   `Authorization`, which ``CacheOptions/storesResponsesToAuthorizedRequests`` governs);
 /// - the query is kept as it is, and the fragment is dropped (it is never sent).
 ///
-/// Percent-encodings are not normalised: `%7E` and `~` give different keys (a miss, never a
-/// wrong hit). URIs of other schemes, and `http` URIs without a host, have no key.
+/// Bytes a URI may not contain are percent-encoded: controls, space, `"`, `<`, `>`, `\`, `^`,
+/// `{`, `|`, `}`, the grave accent and every non-ASCII byte, which a `Location` field or a
+/// hand-made URL can carry. A key is therefore always ASCII and compares byte by byte (Swift's
+/// `String` equality is canonical equivalence, under which distinct bytes can be equal).
+/// Existing percent-encodings are not normalised: `%7E` and `~` give different keys (a miss,
+/// never a wrong hit). URIs of other schemes, and `http` URIs without a host, have no key.
 public enum CacheKey {
     /// The primary key of an absolute `http` or `https` URI, or `nil` when it is not one.
     public static func primaryKey(for url: String) -> String? {
@@ -158,6 +162,7 @@ struct URIReferenceParts {
         while let last = rest.utf8.last, last == 0x20 || last == 0x09 {
             rest = rest[..<rest.utf8.index(before: rest.endIndex)]
         }
+        if rest.utf8.contains(where: Self.needsEncoding) { rest = Substring(Self.percentEncoded(rest)) }
         // A scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the first ":", and only
         // when no "/", "?" comes first.
         if let colon = rest.utf8.firstIndex(where: { $0 == 0x3A || $0 == 0x2F || $0 == 0x3F }), rest.utf8[colon] == 0x3A {
@@ -183,6 +188,34 @@ struct URIReferenceParts {
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+
+    /// A byte outside RFC 3986's character set (§2: unreserved, reserved and `%`).
+    static func needsEncoding(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x00...0x20, 0x7F...0xFF: true
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+            UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+            true
+        default: false
+        }
+    }
+
+    /// `text` with every byte ``needsEncoding(_:)`` selects written as `%XX` (upper-case hex).
+    static func percentEncoded(_ text: Substring) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 16)
+        for byte in text.utf8 {
+            if needsEncoding(byte) {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 /// `remove_dot_segments` (RFC 3986 §5.2.4).

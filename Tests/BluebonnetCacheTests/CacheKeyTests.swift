@@ -21,9 +21,11 @@ import Testing
         ("http://[::1]:8080/x", "http://[::1]:8080/x"),
         ("http://[::1]/x", "http://[::1]/x"),
         ("https://example.com/A%7e", "https://example.com/A%7e"),  // percent-encodings kept as they are
+        ("https://example.com/caf\u{E9}?q={x y}", "https://example.com/caf%C3%A9?q=%7Bx%20y%7D"),  // bytes a URI may not hold
+        ("https://example.com/e\u{301}", "https://example.com/e%CC%81"),  // not equal to the precomposed é's key
     ])
     func primaryKeyNormalises(url: String, key: String) {
-        #expect(CacheKey.primaryKey(for: url) == key)
+        #expect(CacheKey.primaryKey(for: url).map { Array($0.utf8) } == Array(key.utf8))
     }
 
     @Test(arguments: ["ftp://example.com/a", "/relative", "https:///nohost", "http://example.com:99999/", "http://example.com:x/",
@@ -43,7 +45,10 @@ import Testing
         ("./../g", "http://a/b/g"), ("./g/.", "http://a/b/c/g/"), ("g/./h", "http://a/b/c/g/h"),
         ("g/../h", "http://a/b/c/h"), ("g;x=1/./y", "http://a/b/c/g;x=1/y"), ("g;x=1/../y", "http://a/b/c/y"),
         ("https://other/x", "https://other/x"),
-        (" x, y #z", "http://a/b/c/x, y"),
+        (" x, y #z", "http://a/b/c/x,%20y"),
+        // Found by FuzzCacheHeaders: "/" and a combining mark are one Character, so Character-wise
+        // merging kept the wrong directory; every byte outside RFC 3986's set is percent-encoded first.
+        ("\u{2DEB}x/../y", "http://a/b/c/y"), ("g/\u{2DEB}", "http://a/b/c/g/%E2%B7%AB"),
     ])
     func referencesResolveAsRFC3986Says(reference: String, expected: String) {
         #expect(CacheKey.primaryKey(for: reference, relativeTo: "http://a/b/c/d;p?q") == expected, "\(reference)")

@@ -77,6 +77,7 @@ func checkParsers(_ value: String) {
     // Keys: normalisation is idempotent, for absolute URIs and resolved references alike.
     for key in [CacheKey.primaryKey(for: value), CacheKey.primaryKey(for: value, relativeTo: "http://a/b/c/d;p?q")] {
         guard let key else { continue }
+        check(key.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "key \(key.debugDescription) is not printable ASCII")
         check(CacheKey.primaryKey(for: key) == key, "key \(key.debugDescription) of \(value.debugDescription) is not a fixpoint")
     }
 }
@@ -93,7 +94,8 @@ func checkRules(_ headers: HTTPHeaders) {
     // Invalidation never reaches another origin.
     let post = CacheRequest(method: .post, url: "https://example.com/r?q", headers: [:])
     for key in rules.invalidatedKeys(request: post, statusCode: 201, responseHeaders: headers) {
-        check(key.hasPrefix("https://example.com/"), "invalidated \(key.debugDescription) for https://example.com")
+        check(key.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "key \(key.debugDescription) is not printable ASCII")
+        check(key.utf8.starts(with: "https://example.com/".utf8), "invalidated \(key.debugDescription) for https://example.com")
     }
 
     let subject = entry ?? CachedResponseEntry(
