@@ -21,6 +21,14 @@ elif [ "$found" -ne 1 ]; then
   exit 1
 fi
 
+# Foundation's Process crashes the test process now and then in Swift 6.3.1 (an over-read in
+# Process.run(), swift-corelibs-foundation PR 5472): tests run programs through ChildProcess.
+echo "== no Foundation Process in the tests"
+if grep -rnE --include='*.swift' -e '[^A-Za-z]Process\(\)' Sources Tests; then
+  echo "FAIL: the lines above use Foundation's Process; use BluebonnetTestSupport's ChildProcess" >&2
+  exit 1
+fi
+
 bash scripts/setup.sh
 
 log=$(mktemp)

@@ -427,52 +427,19 @@ private struct Child {
         directory.appendingPathComponent("\(name).\(stream == .stdout ? "stdout" : "stderr").log").path
     }
 
-    /// posix_spawn `program` in its own process group, stdin from /dev/null, stdout/stderr to
-    /// files, default signal dispositions, and no inherited descriptors beyond 0-2.
+    /// Spawns `program` in its own process group, stdin from /dev/null, stdout/stderr to files,
+    /// default signal dispositions, and no inherited descriptors beyond 0-2 (``ChildProcess``'s
+    /// spawn; this type keeps the raw status and the group-wide stop servers need).
     static func spawn(_ program: String, _ arguments: [String], logs directory: URL, name: String = "server") throws -> Child {
         let child = Child(pid: 0, directory: directory, name: name)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, child.path(.stdout), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, child.path(.stderr), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        closeInheritedDescriptors(&actions)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2] {
-            sigaddset(&defaults, signal)
+        do {
+            let pid = try ChildProcess.spawn(
+                program, arguments, stdin: .null, stdout: .file(child.path(.stdout)), stderr: .file(child.path(.stderr)),
+                environment: nil, ownProcessGroup: true)
+            return Child(pid: pid, directory: directory, name: name)
+        } catch let failure as ChildProcess.Failure {
+            throw TestServer.Failure(failure.description)
         }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv = ([program] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = (argv + [nil]).withUnsafeBufferPointer { args in
-            posix_spawn(&pid, program, &actions, &attributes, args.baseAddress!, environ)
-        }
-        guard result == 0 else {
-            throw TestServer.Failure("posix_spawn \(program): \(String(cString: strerror(result))): run scripts/setup.sh")
-        }
-        return Child(pid: pid, directory: directory, name: name)
-    }
-
-    /// glibc 2.34+ has posix_spawn_file_actions_addclosefrom_np; the Swift overlay does not
-    /// import it, so it is looked up at run time (without it, descriptors the test process
-    /// opened without CLOEXEC would leak into servers and keep sockets half-alive).
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
 
     func read(_ stream: Stream) -> String {

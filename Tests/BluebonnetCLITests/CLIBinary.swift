@@ -58,51 +58,14 @@ enum CLIBinary {
     }
 
     /// Runs the executable with `arguments` and `stdin`, waiting up to `timeout` for it to exit.
-    /// Output goes to files (never pipes a large body could fill).
+    /// Output goes to files (never pipes a large body could fill). `environment` is added to the
+    /// test process's own.
     static func run(_ arguments: [String], stdin: [UInt8] = [], timeout: Duration = .seconds(60),
                     environment: [String: String] = [:]) async throws -> Result {
         let executable = try path()
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bluebonnet-cli-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outURL = folder.appendingPathComponent("stdout")
-        let errURL = folder.appendingPathComponent("stderr")
-        let inURL = folder.appendingPathComponent("stdin")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: inURL.path, contents: Data(stdin))
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        let inHandle = try FileHandle(forReadingFrom: inURL)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-            try? inHandle.close()
-        }
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = inHandle
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-            throw Missing(description: "bluebonnet \(arguments) did not exit within \(timeout); stderr:\n\(stderr)")
-        }
-        process.waitUntilExit()
-        let stdout = (try? Data(contentsOf: outURL)).map(Array.init) ?? []
-        let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr, arguments: arguments)
+        let merged = environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let run = try await ChildProcess.run(executable, arguments, stdin: stdin, environment: merged, timeout: timeout)
+        return Result(status: run.termination.status, stdout: run.stdout, stderr: run.stderr, arguments: arguments)
     }
 
     /// What a measured run did: its exit status, standard error, and its peak resident set size
@@ -144,42 +107,20 @@ enum CLIBinary {
     static func runMeasuringPeakMemory(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> Measured {
         let executable = try path()
         let python = try TestServer.program("python3", setupHint: "installs python3")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cli-rss-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outURL = folder.appendingPathComponent("stdout")
-        let errURL = folder.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", peakMemoryScript, executable] + arguments
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw Missing(description: "bluebonnet \(arguments) did not exit within \(timeout)")
-        }
-        process.waitUntilExit()
-        let report = ((try? String(contentsOf: outURL, encoding: .utf8)) ?? "").split(separator: " ")
-            .map { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        let run = try await ChildProcess.run(python, ["-c", peakMemoryScript, executable] + arguments, timeout: timeout)
+        let report = run.stdoutText.split(separator: " ").map { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         guard report.count == 2, let peak = report[0], let status = report[1] else {
-            throw Missing(description: "the measuring script said nothing usable; stderr:\n\(stderr)")
+            throw Missing(description: "the measuring script said nothing usable (\(run.termination)); stderr:\n\(run.stderr)")
         }
-        return Measured(status: Int32(status), stderr: stderr, peakResidentKiB: peak, arguments: arguments)
+        return Measured(status: Int32(status), stderr: run.stderr, peakResidentKiB: peak, arguments: arguments)
+    }
+}
+
+extension ChildProcess.Termination {
+    /// The exit status, or the signal's number, as Foundation's `terminationStatus` gave it.
+    var status: Int32 {
+        switch self {
+        case .exited(let status), .signalled(let status): status
+        }
     }
 }

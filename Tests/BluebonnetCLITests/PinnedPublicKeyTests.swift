@@ -10,15 +10,7 @@ struct PinnedPublicKeyTests {
 
     /// The openssl CLI's output for a shell pipeline over `certificate` (`$0`).
     static func openssl(_ pipeline: String, certificate: String) throws -> Data {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", pipeline, try fixture(certificate)]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        shell.waitUntilExit()
-        return data
+        Data(try ChildProcess.runBlocking("/bin/sh", ["-c", pipeline, try fixture(certificate)]).stdout)
     }
 
     /// curl's documented recipe for a pin.

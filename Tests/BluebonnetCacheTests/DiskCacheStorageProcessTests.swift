@@ -38,46 +38,33 @@ import Testing
     /// `deadline` the ones still running are killed and the test fails.
     static func runProbes(_ argumentLists: [[String]], logs: String, deadline: Duration = .seconds(120)) async throws -> [Run] {
         let program = try probe()
-        var processes: [Process] = []
-        let exits = AsyncStream<Int>.makeStream()
-        // Whatever happens, no probe outlives the test.
-        defer {
-            for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
+        // A dropped ChildProcess kills and reaps a probe still running: none outlives the test.
+        var processes: [ChildProcess] = []
         for (index, arguments) in argumentLists.enumerated() {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-            let output = try FileHandle(forWritingTo: Self.emptyFile("\(logs)/probe-\(index).out"))
-            let errors = try FileHandle(forWritingTo: Self.emptyFile("\(logs)/probe-\(index).err"))
-            process.standardOutput = output
-            process.standardError = errors
-            process.terminationHandler = { _ in exits.continuation.yield(index) }
-            try process.run()
-            // The probe has its own copies.
-            try output.close()
-            try errors.close()
-            processes.append(process)
+            processes.append(try ChildProcess.start(
+                program, arguments, stdout: .file("\(logs)/probe-\(index).out"), stderr: .file("\(logs)/probe-\(index).err")))
         }
-        let timer = Task {
-            try await Task.sleep(for: deadline)
-            exits.continuation.finish()
+        let end = ContinuousClock.now + deadline
+        var terminations: [ChildProcess.Termination] = []
+        for process in processes {
+            guard let termination = await process.waitForExit(timeout: end - ContinuousClock.now) else {
+                let running = processes.filter(\.isRunning).map(\.pid)
+                throw ProbeFailure(description: "probes \(running) did not finish within \(deadline): killed")
+            }
+            terminations.append(termination)
         }
-        defer { timer.cancel() }
-        var finished = Set<Int>()
-        for await index in exits.stream {
-            finished.insert(index)
-            if finished.count == processes.count { break }
-        }
-        guard finished.count == processes.count else {
-            let running = processes.filter(\.isRunning).map(\.processIdentifier)
-            throw ProbeFailure(description: "probes \(running) did not finish within \(deadline): killed")
-        }
-        return try processes.enumerated().map { index, process in
+        return try terminations.enumerated().map { index, termination in
             Run(
-                status: process.terminationStatus,
+                status: Self.status(termination),
                 output: try String(contentsOfFile: "\(logs)/probe-\(index).out", encoding: .utf8),
                 errors: try String(contentsOfFile: "\(logs)/probe-\(index).err", encoding: .utf8))
+        }
+    }
+
+    /// Foundation's `terminationStatus`: the exit status, or the signal's number.
+    static func status(_ termination: ChildProcess.Termination) -> Int32 {
+        switch termination {
+        case .exited(let status), .signalled(let status): status
         }
     }
 
@@ -153,22 +140,15 @@ import Testing
     @Test func aProcessKilledWhileWritingLeavesWholeRecordsOrMisses() async throws {
         try await withCacheDirectory { directory throws in
             let cache = directory + "/cache"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try Self.probe())
-            process.arguments = ["mix", cache, "4000000", "0", "1000000", "40", "7"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            let process = try ChildProcess.start(try Self.probe(), ["mix", cache, "4000000", "0", "1000000", "40", "7"])
             // Killed once it has written a few records (it runs for minutes otherwise).
             let deadline = ContinuousClock.now + .seconds(60)
             while (try? recordNames(cache).count) ?? 0 < 8 {
                 try #require(ContinuousClock.now < deadline && process.isRunning, "the probe wrote nothing")
                 await Task.yield()
             }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
+            process.kill()
+            #expect(process.termination() == .signalled(SIGKILL))
 
             let storage = DiskCacheStorage(directory: cache, capacity: 4_000_000)
             var found = 0

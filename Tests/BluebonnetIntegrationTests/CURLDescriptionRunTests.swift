@@ -30,28 +30,11 @@ struct CURLDescriptionRunTests {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") || FileManager.default.isExecutableFile(atPath: "/bin/curl") else {
             throw CurlFailed(description: "curl is missing: run scripts/setup.sh (it installs curl)")
         }
-        // stderr (curl -v is chatty) goes to a file, so that only one pipe needs draining.
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: log.path, contents: nil), let errors = FileHandle(forWritingAtPath: log.path) else {
-            throw CurlFailed(description: "cannot create \(log.path)")
+        let run = try ChildProcess.runBlocking("/bin/sh", ["-c", command])
+        guard run.termination.isSuccess else {
+            throw CurlFailed(description: "sh -c \(run.termination): \(run.stderr)")
         }
-        defer { try? FileManager.default.removeItem(at: log) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try? errors.close()
-        guard process.terminationStatus == 0 else {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            throw CurlFailed(description: "sh -c exited \(process.terminationStatus): \(text)")
-        }
-        return data
+        return Data(run.stdout)
     }
 
     @Test func descriptionIsMethodURLAndStatusAndDebugDescriptionIsTheCommand() async throws {

@@ -13,18 +13,12 @@ struct CertificateTests {
     /// The base64 SHA-256 of the certificate's SubjectPublicKeyInfo as the openssl CLI computes it
     /// (curl's `--pinnedpubkey` recipe).
     static func opensslPin(_ name: String) throws -> String {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = [
+        let run = try ChildProcess.runBlocking("/bin/sh", [
             "-c",
             "openssl x509 -in \"$0\" -noout -pubkey | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64",
             try Certs.path(name),
-        ]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        shell.waitUntilExit()
+        ])
+        let data = run.stdout
         return "sha256/" + String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

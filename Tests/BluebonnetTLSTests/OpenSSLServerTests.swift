@@ -1,6 +1,8 @@
 import BluebonnetCore
 import Foundation
+import BluebonnetTestSupport
 import Glibc
+import Synchronization
 import Testing
 @testable import BluebonnetTLS
 
@@ -103,9 +105,12 @@ final class OpenSSLServer {
         let description: String
     }
 
-    let process = Process()
+    let process: ChildProcess
     let port: UInt16
-    private let stdinPipe = Pipe()
+    /// The write end of the server's stdin, kept open: EOF on stdin would make s_server quit.
+    private let stdinWriter: Int32
+    /// The read end of the server's stdout and stderr.
+    private let outputReader: Int32
 
     /// Starts `openssl s_server -www` serving `chain`/`key` for `connections` connections and
     /// waits (up to 10 s, by reading its output, not by sleeping) until it listens.
@@ -116,25 +121,49 @@ final class OpenSSLServer {
                 install it with `sudo apt-get install openssl` (Debian/Ubuntu), or run scripts/setup.sh
                 """)
         }
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        // -cert takes the leaf; the rest of the chain file is sent with -cert_chain.
-        process.arguments = [
-            "s_server", "-accept", "127.0.0.1:0", "-naccept", "\(connections)", "-www",
-            "-cert", try Certs.path(chain), "-cert_chain", try Certs.path(chain), "-key", try Certs.path(key),
-        ] + arguments
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = stdinPipe  // kept open: EOF on stdin would make s_server quit
-        try process.run()
-        let fd = output.fileHandleForReading.fileDescriptor
+        var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
+        // (pipe2 is not imported; FD_CLOEXEC right after keeps other children from inheriting them.)
+        guard pipe(&input) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
+        for fd in input { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        guard pipe(&output) == 0 else {
+            close(input[0])
+            close(input[1])
+            throw Failure(description: "pipe: \(String(cString: strerror(errno)))")
+        }
+        for fd in output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        defer {
+            // The child has its own copies of these ends.
+            close(input[0])
+            close(output[1])
+        }
+        stdinWriter = input[1]
+        outputReader = output[0]
+        let child: ChildProcess
+        do {
+            // -cert takes the leaf; the rest of the chain file is sent with -cert_chain.
+            child = try ChildProcess.start(openssl, [
+                "s_server", "-accept", "127.0.0.1:0", "-naccept", "\(connections)", "-www",
+                "-cert", try Certs.path(chain), "-cert_chain", try Certs.path(chain), "-key", try Certs.path(key),
+            ] + arguments, stdin: .descriptor(input[0]), stdout: .descriptor(output[1]), stderr: .descriptor(output[1]))
+        } catch {
+            close(input[1])
+            close(output[0])
+            throw error
+        }
+        process = child
+        let fd = output[0]
+        let abandon = {
+            child.kill()
+            close(input[1])
+            close(output[0])
+        }
         var seen = ""
         let deadline = ContinuousClock.now + .seconds(10)
         var found: UInt16?
         while found == nil {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else {
-                process.terminate()
+                abandon()
                 throw Failure(description: "openssl s_server did not start listening within 10 s; output: \(seen)")
             }
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -143,6 +172,7 @@ final class OpenSSLServer {
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = read(fd, &chunk, chunk.count)
             guard count > 0 else {
+                abandon()
                 throw Failure(description: "openssl s_server exited before listening; output: \(seen)")
             }
             seen += String(decoding: chunk[..<count], as: UTF8.self)
@@ -156,9 +186,17 @@ final class OpenSSLServer {
 
     /// Stops the server by PID (it may already have exited after its last connection).
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        _ = process.waitForExitBlocking()
+        if closed.exchange(true, ordering: .relaxed) == false {
+            close(stdinWriter)
+            close(outputReader)
+        }
     }
+
+    deinit { stop() }
+
+    private let closed = Atomic<Bool>(false)
 
     static func findOnPath(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

@@ -1,4 +1,5 @@
 import Foundation
+import BluebonnetTestSupport
 import Testing
 
 @testable import Bluebonnet
@@ -118,15 +119,7 @@ import Testing
             curl() { printf '%s\\0' curl; for a in "$@"; do printf '%s\\0' "$a"; done; cat > "\(directory.path)/stdin"; }
             \(command)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try ChildProcess.runBlocking("/bin/sh", ["-c", script]).stdout
         var words = data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         if words.last == "" { words.removeLast() }
         let stdin = (try? Data(contentsOf: directory.appendingPathComponent("stdin"))) ?? Data()

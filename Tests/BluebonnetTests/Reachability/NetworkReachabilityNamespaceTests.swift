@@ -1,4 +1,5 @@
 @testable import Bluebonnet
+import BluebonnetTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -107,21 +108,14 @@ struct NetworkNamespace {
     }
 
     static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        let result: ChildProcess.Result
         do {
-            try process.run()
+            result = try ChildProcess.runBlocking("/usr/sbin/ip", arguments, timeout: .seconds(30))
         } catch {
             throw NamespaceError(message: "cannot run /usr/sbin/ip (install iproute2: scripts/setup.sh): \(error)")
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NamespaceError(message: "ip \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(message)")
+        guard result.termination.isSuccess else {
+            throw NamespaceError(message: "ip \(arguments.joined(separator: " ")) failed (\(result.termination)): \(result.stderr)")
         }
     }
 }
