@@ -137,6 +137,9 @@ let package = Package(
             name: "BluebonnetCacheProbe",
             dependencies: ["BluebonnetCache", "BluebonnetCore", "BluebonnetTestSupport"]
         ),
+        // The soak (scripts/soak.sh, docs/RELIABILITY.md): a million requests against the fixture
+        // nginx, sampling the resident set and descriptors.
+        .executableTarget(name: "BluebonnetSoak", dependencies: ["Bluebonnet", "BluebonnetTLS", "BluebonnetTestSupport"]),
         .target(
             name: "BluebonnetTestSupport",
             // OpenSSL for `StreamingSHA256` (hashing 64 MiB streamed bodies as they arrive);

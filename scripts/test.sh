@@ -91,6 +91,11 @@ echo "== tests (BluebonnetTelemetryBootstrap, alone, with metrics and tracing bo
 BLUEBONNET_TELEMETRY_BOOTSTRAP=1 swift test --skip-build --filter BluebonnetTelemetryBootstrapTests 2>&1 | tee "$log"
 check_passed
 
+# The soak's short pass (docs/RELIABILITY.md): 30,000 requests over HTTP and over HTTPS at 256
+# concurrent tasks on the debug build, no error, flat resident set and descriptors.
+echo "== soak (short pass)"
+bash scripts/soak.sh --short
+
 if [ -f Fuzz/Package.swift ]; then
   echo "== fuzz (bounded)"
   bash scripts/fuzz.sh

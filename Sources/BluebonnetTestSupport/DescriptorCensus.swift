@@ -25,9 +25,7 @@ public enum DescriptorCensus {
         defer { closedir(directory) }
         let own = dirfd(directory)
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = direntName(entry)
             guard let number = CInt(name), number != own else { continue }
             var target = [CChar](repeating: 0, count: 256)
             let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
@@ -36,5 +34,25 @@ public enum DescriptorCensus {
             if kind.matches(text) { found.insert("\(name) -> \(text)") }
         }
         return found
+    }
+
+    /// How many descriptors the process has open (not counting the one this count reads through).
+    public static func count() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return -1 }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            if direntName(entry).first != "." { count += 1 }
+        }
+        return count - 1
+    }
+
+    /// An entry's name, read in place up to its NUL: a record is only `d_reclen` bytes, and
+    /// copying the whole 256-byte `d_name` can read past the end of libc's buffer and crash (the
+    /// bug swift-corelibs-foundation PR 5472 fixed in `Process`).
+    static func direntName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafePointer(to: &entry.pointee.d_name) { raw in
+            String(cString: UnsafeRawPointer(raw).assumingMemoryBound(to: CChar.self))
+        }
     }
 }

@@ -395,18 +395,50 @@ public final class TestServer: Sendable {
 }
 
 /// Starts `kind`, runs `body` with it, and stops it whether `body` returns or throws.
+///
+/// Starting and stopping block (they poll the server's logs and wait for its exit), so they run on
+/// a thread of their own, not on one of the few threads of Swift's cooperative pool: dozens of
+/// suites start servers at once when a run begins, and on a two-core machine two blocked pool
+/// threads would stall every other test until the servers were up.
 public func withTestServer<T>(
     _ kind: TestServer.Kind,
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try TestServer.start(kind)
+    let server = try await TestServer.started(kind)
     do {
         let result = try await body(server)
-        server.stop()
+        await server.stopped()
         return result
     } catch {
-        server.stop()
+        await server.stopped()
         throw error
+    }
+}
+
+extension TestServer {
+    /// ``start(_:)`` on a thread of its own, leaving the cooperative pool free while the server
+    /// comes up.
+    public static func started(_ kind: Kind) async throws -> TestServer {
+        try await offCooperativePool { try start(kind) }
+    }
+
+    /// ``stop()`` on a thread of its own.
+    public func stopped() async {
+        await offCooperativePool { self.stop() }
+    }
+}
+
+/// Runs blocking `body` on a new thread and waits for it without holding a pool thread.
+public func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// Runs blocking `body` on a new thread and waits for it without holding a pool thread.
+public func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }
 

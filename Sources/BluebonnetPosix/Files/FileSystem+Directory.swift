@@ -24,10 +24,11 @@ extension FileSystem {
                 if code == EINTR { continue }
                 throw FileError(errno: code, function: "readdir", path: path)
             }
+            // The name is read in place, up to its NUL: a record is only `d_reclen` bytes, and
+            // copying the whole 256-byte `d_name` (as `raw.pointee` would) can read past the end
+            // of libc's buffer (the crash behind swift-corelibs-foundation PR 5472).
             let name = withUnsafePointer(to: &entry.pointee.d_name) { raw in
-                raw.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: raw.pointee)) {
-                    String(cString: $0)
-                }
+                String(cString: UnsafeRawPointer(raw).assumingMemoryBound(to: CChar.self))
             }
             if name == "." || name == ".." { continue }
             names.append(name)
