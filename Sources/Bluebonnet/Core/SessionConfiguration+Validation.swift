@@ -8,6 +8,9 @@ import BluebonnetCore
 /// requests fails with ``BluebonnetError/sessionTaskFailed(error:)`` holding this error before
 /// any connection is opened (as a `Proxy` that cannot be used fails its requests). Not in
 /// Alamofire, whose `URLSessionConfiguration` takes any value.
+///
+/// A ``RetryPolicy`` made with a backoff base below 2 or a negative or NaN scale (where Alamofire
+/// traps) answers every retry question with this error, its ``property`` prefixed `RetryPolicy.`.
 public struct SessionConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of value was refused. Compare with the static members; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -39,7 +42,8 @@ public struct SessionConfigurationError: Error, Hashable, Sendable, CustomString
 
     /// What kind of value was refused.
     public let code: Code
-    /// The property's path from the configuration, such as `timeouts.connect`.
+    /// The property's path from the configuration, such as `timeouts.connect`, or the
+    /// ``RetryPolicy`` parameter, such as `RetryPolicy.exponentialBackoffBase`.
     public let property: String
     /// The value and the range it should be in.
     public let detail: String
