@@ -111,6 +111,38 @@ struct BadRequestInputTests {
         }, expected: BadInput.invalidHead(.conflictingFraming)),
     ]
 
+    // Parameters that cannot be encoded (JSON has no NaN or infinity, RFC 8259 §6).
+    static let parameters: [Row] = [
+        Row(name: "JSON parameters with NaN", send: { session, base in
+            await BadInput.ending(of: session.request("\(base)/x", method: .post, parameters: ["x": Double.nan], encoder: JSONParameterEncoder.default))
+        }, expected: { error in
+            if case .parameterEncodingFailed(.jsonEncodingFailed) = error { return true }  // Alamofire's case
+            return false
+        }),
+        Row(name: "JSON parameters with infinity", send: { session, base in
+            await BadInput.ending(of: session.request("\(base)/x", method: .post, parameters: ["x": Double.infinity], encoder: JSONParameterEncoder.default))
+        }, expected: { error in
+            if case .parameterEncodingFailed(.jsonEncodingFailed) = error { return true }  // Alamofire's case
+            return false
+        }),
+        Row(name: "parameters encoded into a request without a URL", send: { session, base in
+            let encoder = URLEncodedFormParameterEncoder(destination: .queryString)
+            var request = HTTPRequest(url: URL(string: "\(base)/x")!)
+            request.url = nil
+            let result = Result { try encoder.encode(["a": "b"], into: request) }
+            guard case .failure(let error) = result else { return BadInput.Ending(error: nil, transactions: 0) }
+            return BadInput.Ending(error: error.asAFError, transactions: 0)
+        }, expected: { error in
+            if case .parameterEncoderFailed(.missingRequiredComponent(.url)) = error { return true }
+            return false
+        }),
+    ]
+
+    @Test(arguments: parameters)
+    func unencodableParametersAreRefusedBeforeAnyConnection(_ row: Row) async throws {
+        try await BadInput.check(row)
+    }
+
     @Test(arguments: framing)
     func impossibleFramingIsRefusedBeforeAnyConnection(_ row: Row) async throws {
         try await BadInput.check(row)
