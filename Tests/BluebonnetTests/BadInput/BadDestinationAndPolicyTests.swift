@@ -8,7 +8,7 @@ import Testing
 /// destination (Alamofire's `Destination` is called with the response) and a retry policy (asked
 /// after a failure). Each ends in its typed error, with no file written where a bad destination
 /// pointed and no retry made by a policy that cannot compute a backoff.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct BadDestinationAndPolicyTests {
     /// A destination and how the download must fail.
     struct DestinationRow: Sendable, CustomTestStringConvertible {

@@ -8,7 +8,7 @@ import Testing
 /// carry, in the method, header names and values, cookies, credentials, multipart fields, proxy
 /// settings and body framing. Each row fails with its typed error before any connection is
 /// opened (see ``BadInput``), whichever request kind carries it.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct BadRequestInputTests {
     typealias Row = BadInput.Row
 

@@ -8,7 +8,7 @@ import Testing
 /// Bad URLs and bad session configurations (issue 16, item 6): each row fails with its typed
 /// error before any connection is opened (see ``BadInput``), and a session made with a value out
 /// of range starts (no trap) and fails its requests instead.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct BadURLAndConfigurationTests {
     typealias Row = BadInput.Row
 

@@ -9,7 +9,7 @@ import Testing
 /// beyond what `Duration` holds), sizes that overflow a sum, capacities below zero, and strings
 /// that the encoders percent-encode or that a type refuses to be made from. Sans I/O, except the
 /// one request that proves a huge timeout is carried through the exchange's timers.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct BadValueTests {
     // `Duration.seconds(Double)` traps above about 1.7e20 s (Int128 attoseconds) and on NaN and
     // infinity; each conversion of a caller's TimeInterval goes through `positiveSeconds`.
