@@ -237,7 +237,7 @@ public enum CLI {
                 try? environment.standardError.write(Array(
                     "bluebonnet: \(job.url): \(problem): retrying in \(Self.seconds(delay)), \(left) \(left == 1 ? "retry" : "retries") left\n".utf8))
             }
-            await environment.sleep(.milliseconds(Int64((delay * 1000).rounded(.up))))
+            await environment.sleep(RetryPlan.sleepDuration(delay))
         }
     }
 

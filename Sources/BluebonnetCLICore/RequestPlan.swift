@@ -221,8 +221,8 @@ struct RequestPlan: Equatable {
         requiresCertificateStatus = options.certStatus
 
         if let timeout = options.timeout {
-            guard timeout > 0, timeout.isFinite else {
-                throw UsageError("--timeout \(timeout): expected a positive number of seconds")
+            guard timeout > 0, timeout <= RetryPlan.maximumSeconds else {
+                throw UsageError("--timeout \(timeout): expected a positive number of seconds, at most \(RetryPlan.maximumSeconds)")
             }
         }
         timeout = options.timeout

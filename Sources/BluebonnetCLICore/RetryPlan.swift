@@ -25,6 +25,17 @@ struct RetryPlan: Equatable, Sendable {
     /// curl's longest backoff: 10 minutes.
     static let maximumBackoff: Double = 600
 
+    /// The largest number of seconds a time option takes: curl's (`LONG_MAX / 1000`, so the
+    /// milliseconds fit in 64 bits); a larger value is a usage error, as in curl.
+    static let maximumSeconds = Double(Int64.max / 1000)
+
+    /// `seconds` (at least 0) as the duration to sleep, rounded up to whole milliseconds; a wait
+    /// past ``maximumSeconds`` (a `Retry-After` too large to count is infinite) sleeps that long.
+    static func sleepDuration(_ seconds: Double) -> Duration {
+        guard seconds < maximumSeconds else { return .seconds(Int64(maximumSeconds)) }
+        return .milliseconds(Int64((max(seconds, 0) * 1000).rounded(.up)))
+    }
+
     /// Checks the three options (each a number of at least 0).
     init(retry: Int?, retryDelay: Double?, retryMaxTime: Double?) throws(UsageError) {
         if let retry {
@@ -32,14 +43,14 @@ struct RetryPlan: Equatable, Sendable {
             count = retry
         }
         if let retryDelay {
-            guard retryDelay >= 0, retryDelay.isFinite else {
-                throw UsageError("--retry-delay \(retryDelay): expected a number of seconds (0 or more)")
+            guard retryDelay >= 0, retryDelay <= Self.maximumSeconds else {
+                throw UsageError("--retry-delay \(retryDelay): expected a number of seconds (0 to \(Self.maximumSeconds))")
             }
             fixedDelay = retryDelay > 0 ? retryDelay : nil
         }
         if let retryMaxTime {
-            guard retryMaxTime >= 0, retryMaxTime.isFinite else {
-                throw UsageError("--retry-max-time \(retryMaxTime): expected a number of seconds (0 or more)")
+            guard retryMaxTime >= 0, retryMaxTime <= Self.maximumSeconds else {
+                throw UsageError("--retry-max-time \(retryMaxTime): expected a number of seconds (0 to \(Self.maximumSeconds))")
             }
             maxTime = retryMaxTime > 0 ? retryMaxTime : nil
         }

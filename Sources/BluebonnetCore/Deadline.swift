@@ -8,10 +8,15 @@ public struct Deadline: Hashable, Sendable, Comparable {
     /// A deadline at `instant`.
     public init(_ instant: ContinuousClock.Instant) { self.instant = instant }
 
-    /// The deadline `duration` from now.
+    /// The deadline `duration` from now. A duration beyond `Int64.max` seconds (about 292 billion
+    /// years, which only arithmetic on durations can make) counts as that much, so the sum cannot
+    /// overflow and trap.
     public static func after(_ duration: Duration, now: ContinuousClock.Instant = .now) -> Deadline {
-        Deadline(now.advanced(by: duration))
+        Deadline(now.advanced(by: duration < longest ? duration : longest))
     }
+
+    /// The longest wait `after(_:now:)` adds.
+    private static let longest = Duration.seconds(Int64.max)
 
     /// Whether the deadline has passed at `now`.
     public func hasPassed(at now: ContinuousClock.Instant) -> Bool { now >= instant }

@@ -204,6 +204,9 @@ extension Request {
 
     /// Where a URL's requests go: `http`/`https` to host and port; `http+unix`/`https+unix` to the
     /// Unix-domain socket whose percent-encoded path is the host (`http+unix://%2Fvar%2Frun%2Fapp.sock/v1/items`).
+    /// Nil (the request fails with ``BluebonnetError/invalidURL(url:)`` before any I/O) for another
+    /// scheme, no host, a TCP port outside 1...65535, or a host that decodes to a control byte or
+    /// a space (`%0D%0A`, `%00`, `%20`), which no name lookup should be asked for.
     static func endpoint(for url: URL, tls: TLSConfiguration) -> Endpoint? {
         guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !host.isEmpty else {
             return nil
@@ -212,6 +215,7 @@ extension Request {
         case "http", "https":
             let isTLS = scheme == "https"
             let port = url.port ?? (isTLS ? 443 : 80)
+            guard (1...65535).contains(port), !host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
             let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
             return Endpoint(host: bareHost, port: port, tls: isTLS ? tls : nil)
         case "http+unix", "https+unix":

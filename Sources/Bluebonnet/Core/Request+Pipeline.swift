@@ -93,6 +93,9 @@ extension Request {
         case .success(let value):
             request = value
         }
+        if let refused = session.configurationError ?? settings.credential.flatMap(RequestPreparation.check) {
+            return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: false)
+        }
         let preparation = RequestPreparation(configuration: session.configuration)
         request = preparation.prepare(request)
         let adapters: [any RequestAdapter] = [session.interceptor, interceptor].compactMap { $0 }

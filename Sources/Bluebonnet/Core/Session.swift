@@ -44,6 +44,9 @@ public final class Session: Sendable {
     public let startRequestsImmediately: Bool
     /// The account of ``SessionConfiguration/retryBudget``; nil when the session has no budget.
     let retryBudget: RetryBudgetBucket?
+    /// Why ``configuration`` cannot be used (``SessionConfiguration/validate()``), or nil: every
+    /// request then fails with it before any I/O.
+    let configurationError: BluebonnetError?
 
     /// Alamofire's `Session.RequestModifier`: a last change to a request built from a URL and
     /// parameters, made before the adapters run.
@@ -121,6 +124,15 @@ public final class Session: Sendable {
         logger: Logger = Logger(label: "Bluebonnet", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.configuration = configuration
+        // A value out of range fails each request before any I/O (never the process); the loops
+        // and the pool are made from defaults in its place.
+        do throws(SessionConfigurationError) {
+            try configuration.validate()
+            self.configurationError = nil
+        } catch {
+            self.configurationError = .sessionTaskFailed(error: error)
+        }
+        let configuration = configuration.usableForResources
         self.logger = logger
         // A logger that would drop `.debug` costs nothing: it gets no monitor.
         let logging: [any EventMonitor] = logger.logLevel <= .debug ? [LoggingEventMonitor(logger: logger)] : []

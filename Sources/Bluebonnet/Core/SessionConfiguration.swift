@@ -14,6 +14,12 @@ import BluebonnetTransport
 /// configuration.tls.trustRoots = .certificates([.pemFile(path: "/etc/ssl/internal-ca.pem")])
 /// let session = Session(configuration: configuration)
 /// ```
+///
+/// Counts, sizes and durations have ranges (connection limits at least 1, timeouts positive,
+/// sizes not negative…): ``validate()`` checks them all. A ``Session`` made with a value out of
+/// range does not trap; each of its requests fails with
+/// ``BluebonnetError/sessionTaskFailed(error:)`` holding a ``SessionConfigurationError``, before
+/// any I/O.
 public struct SessionConfiguration: Sendable {
     /// Headers added to every request that does not set them itself. Default `HTTPHeaders.default`:
     /// `Accept-Encoding` (only the codings Bluebonnet decodes), `Accept-Language`, `User-Agent`.

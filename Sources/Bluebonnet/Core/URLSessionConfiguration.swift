@@ -205,7 +205,7 @@ public final class URLSessionConfiguration: Sendable, CustomStringConvertible {
     }
 
     private static func duration(_ seconds: TimeInterval) -> Duration? {
-        seconds > 0 && seconds.isFinite ? .seconds(seconds) : nil
+        Duration.positiveSeconds(seconds)
     }
 }
 

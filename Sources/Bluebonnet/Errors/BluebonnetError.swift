@@ -192,7 +192,10 @@ public enum BluebonnetError: Error {
         case bodyDataInGETRequest(Data)
         /// A header name is not a token (RFC 9110 §5.1) or contains CR, LF or NUL.
         case invalidHeaderName(String)
-        /// A header value contains CR, LF or NUL (RFC 9110 §5.5); the name is given.
+        /// A header value contains CR, LF or NUL (RFC 9110 §5.5); the name is given. Also
+        /// `Authorization` when the credentials it would carry (a URL's `user:password@`, or
+        /// ``Request/authenticate(username:password:persistence:)``) hold a control byte
+        /// (RFC 7617 §2), refused before the request is sent.
         case invalidHeaderValue(name: String)
         /// The request target contains CR, LF, NUL or a space.
         case invalidRequestTarget(String)

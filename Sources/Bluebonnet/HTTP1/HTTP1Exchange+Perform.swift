@@ -27,7 +27,8 @@ import Synchronization
 ///     connection: once, or twice with the replay.
 ///   - transactionFinished: called (in the caller's task) after each attempt with its metrics,
 ///     a failed lease included (then without connection facts).
-/// - Throws: `ExchangeError`; a lease failure is `transport` (with the `TransportError`),
+/// - Throws: `ExchangeError`: `localProtocol` when the head cannot be encoded (checked before any
+///   lease, so no connection is opened for it); a lease failure is `transport` (with the `TransportError`),
 ///   except a lease that ran out of the total timeout (`totalTimeout`) or was cancelled (`cancelled`).
 func performHTTP1(
     request: RequestHead,
@@ -43,8 +44,15 @@ func performHTTP1(
     transactionStarted: () -> Void = {},
     transactionFinished: (TransactionMetrics) -> Void = { _ in }
 ) async throws(ExchangeError) -> CollectedResponse {
-    let deadline = timeouts.total.map { Deadline.after($0) }
     let host = HTTP1Exchange.hostHeader(for: endpoint)
+    // A head that can never be sent fails here, before a connection is leased (or opened): the
+    // exchange would refuse it the same way, but only once it held a connection.
+    do throws(RequestEncoderError) {
+        try RequestEncoder.validateHead(request, host: host, framing: body.framing)
+    } catch {
+        throw .localProtocol(error, ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false))
+    }
+    let deadline = timeouts.total.map { Deadline.after($0) }
     var attempt = 1
     while true {
         transactionStarted()

@@ -157,13 +157,7 @@ extension HTTP1Exchange {
         /// - Precondition: called once, first.
         mutating func start(request: RequestHead, host: String?, body: RequestBody) -> [Action] {
             guard case .initial = state else { preconditionFailure("HTTP1Exchange.StateMachine.start called twice") }
-            let framing: RequestBodyFraming
-            switch body {
-            case .none: framing = .none
-            case .bytes(let bytes): framing = .contentLength(bytes.readableBytes)
-            case .stream(let length?): framing = .contentLength(length)
-            case .stream(nil): framing = .chunked
-            }
+            let framing = body.framing
             var head = ByteBuffer()
             do {
                 try RequestEncoder.encodeHead(request, host: host, framing: framing, into: &head)

@@ -1,5 +1,6 @@
 import BluebonnetCompression
 import BluebonnetCore
+import BluebonnetHTTP1
 
 extension HTTP1Exchange {
     /// The body of a request, as the exchange sends it.
@@ -18,6 +19,17 @@ extension HTTP1Exchange {
             switch self {
             case .none, .bytes: true
             case .stream: false
+            }
+        }
+
+        /// How the head delimits this body: `Content-Length` for `.bytes` and `.stream(length: n)`,
+        /// chunked for `.stream(length: nil)`, nothing for `.none`.
+        var framing: RequestBodyFraming {
+            switch self {
+            case .none: .none
+            case .bytes(let bytes): .contentLength(bytes.readableBytes)
+            case .stream(let length?): .contentLength(length)
+            case .stream(nil): .chunked
             }
         }
 

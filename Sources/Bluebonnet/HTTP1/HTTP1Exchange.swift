@@ -450,7 +450,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     // MARK: Timers
 
     private func arm(_ kind: TimerKind, after duration: Duration) {
-        let due = ContinuousClock.now.advanced(by: duration)
+        let due = Deadline.after(duration).instant
         timerDeadlines[kind.rawValue] = due
         if let timerDue, timerDue <= due { return }
         schedule(at: due)

@@ -19,8 +19,9 @@ public typealias URLRequest = HTTPRequest
 ///
 /// It is a plain value: adapters, parameter encoders and routers (`URLRequestConvertible`) return
 /// modified copies. It does not validate itself: a request without a URL fails with
-/// ``BluebonnetError/invalidURL(url:)`` before anything is sent, and the request encoder rejects
-/// CR, LF and NUL in header names, values and the target before a byte is written.
+/// ``BluebonnetError/invalidURL(url:)`` before anything is sent, and the request encoder's rules
+/// (CR, LF and NUL in header names, values and the target, a method that is not a token…) are
+/// checked before a connection is asked for.
 ///
 /// The content to send is ``content`` (bytes, a file, a stream, a multipart form: see
 /// ``RequestBody``); ``httpBody`` is its in-memory view.
@@ -90,8 +91,7 @@ public struct HTTPRequest: Sendable, Hashable, URLRequestConvertible {
     /// The total timeout to apply: the caller's when they set a usable one, else nil (the
     /// session's).
     var explicitTimeout: Duration? {
-        guard let seconds = timeoutSetByCaller, seconds.isFinite, seconds > 0 else { return nil }
-        return .seconds(seconds)
+        timeoutSetByCaller.flatMap(Duration.positiveSeconds)
     }
 
     /// A `GET` request for `url` with the given cache policy, and the session's timeout

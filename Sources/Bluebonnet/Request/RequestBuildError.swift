@@ -1,4 +1,5 @@
-/// The error thrown while a request is being built from a value that is not a URL.
+/// The error thrown while a request is being built from a value that is not a URL, or when a
+/// download's destination is not a file URL.
 ///
 /// A struct over a code so that codes can be added without breaking callers (`switch` on `code`
 /// with a `default`). A `Session` turns it into `AFError.invalidURL(url:)`. Parameter encoders and
@@ -9,6 +10,7 @@ public struct RequestBuildError: Error, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Raw: Hashable, Sendable {
             case invalidURL
+            case invalidDestination
         }
 
         private let raw: Raw
@@ -17,11 +19,18 @@ public struct RequestBuildError: Error, CustomStringConvertible {
         /// A value could not be turned into a URL (`URLConvertible.asURL()` failed). The detail is
         /// the offending text.
         public static let invalidURL = Code(.invalidURL)
+        /// A download's ``DownloadRequest/Destination`` gave a URL that is not a `file:` URL with
+        /// a path (an `https:` URL, say, whose path would otherwise be taken as a local one). The
+        /// detail is the URL. It comes inside
+        /// ``BluebonnetError/downloadedFileMoveFailed(error:source:destination:)``, before any
+        /// file is made.
+        public static let invalidDestination = Code(.invalidDestination)
 
         /// A short name for the code.
         public var description: String {
             switch raw {
             case .invalidURL: "invalid URL"
+            case .invalidDestination: "invalid download destination"
             }
         }
     }

@@ -119,9 +119,16 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
     public let maximumRetryAfter: TimeInterval
     /// How the backoff is randomized; ``RetryJitter/none`` by default (Alamofire's behaviour).
     public let jitter: RetryJitter
+    /// Why the parameters cannot be used, or nil (see ``init(retryLimit:exponentialBackoffBase:exponentialBackoffScale:retryableHTTPMethods:retryableHTTPStatusCodes:retryableErrorKinds:errorKind:retryAfterStatusCodes:maximumRetryAfter:jitter:)``).
+    private let invalidParameter: SessionConfigurationError?
 
     /// Creates a policy; every default is Alamofire's.
-    /// - Precondition: `exponentialBackoffBase >= 2`, `exponentialBackoffScale >= 0`.
+    ///
+    /// `exponentialBackoffBase` must be at least 2 and `exponentialBackoffScale` a number ≥ 0
+    /// (not NaN). Alamofire traps on other values (a precondition); Bluebonnet makes the policy
+    /// anyway, and its every decision is `.doNotRetryWithError` of a ``SessionConfigurationError``
+    /// naming the parameter, so the request fails with
+    /// ``BluebonnetError/requestRetryFailed(retryError:originalError:)`` instead of the process.
     public init(
         retryLimit: UInt = RetryPolicy.defaultRetryLimit,
         exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
@@ -134,8 +141,15 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         maximumRetryAfter: TimeInterval = RetryPolicy.defaultMaximumRetryAfter,
         jitter: RetryJitter = .none
     ) {
-        precondition(exponentialBackoffBase >= 2, "The `exponentialBackoffBase` must be a minimum of 2.")
-        precondition(exponentialBackoffScale >= 0, "The `exponentialBackoffScale` must not be negative.")
+        if exponentialBackoffBase < 2 {
+            invalidParameter = SessionConfigurationError(
+                .invalidCount, property: "RetryPolicy.exponentialBackoffBase", detail: "\(exponentialBackoffBase) is below 2")
+        } else if !(exponentialBackoffScale >= 0) {
+            invalidParameter = SessionConfigurationError(
+                .invalidRatio, property: "RetryPolicy.exponentialBackoffScale", detail: "\(exponentialBackoffScale) is not a number ≥ 0")
+        } else {
+            invalidParameter = nil
+        }
         self.retryLimit = retryLimit
         self.exponentialBackoffBase = exponentialBackoffBase
         self.exponentialBackoffScale = exponentialBackoffScale
@@ -164,6 +178,7 @@ open class RetryPolicy: RequestInterceptor, @unchecked Sendable {
         _ request: Request, for session: Session, dueTo error: any Error,
         completion: @escaping @Sendable (RetryResult) -> Void
     ) {
+        if let invalidParameter { return completion(.doNotRetryWithError(invalidParameter)) }
         guard UInt(request.retryCount) < retryLimit, shouldRetry(request: request, dueTo: error) else {
             return completion(.doNotRetry)
         }

@@ -99,6 +99,21 @@ public struct RequestEncoder: Sendable {
         }
     }
 
+    /// Checks a request head as ``encodeHead(_:host:framing:into:)`` would, without writing it:
+    /// the same rules, the same `RequestEncoderError`, and no allocation.
+    ///
+    /// A client calls it before it opens or leases a connection, so a head that can never be sent
+    /// (CR/LF/NUL in a header, a method that is not a token…) fails without any I/O.
+    ///
+    /// - Throws: `RequestEncoderError`, exactly as ``encodeHead(_:host:framing:into:)`` would.
+    public static func validateHead(
+        _ head: RequestHead,
+        host: String?,
+        framing: RequestBodyFraming
+    ) throws(RequestEncoderError) {
+        _ = try makePlan(head, host: host, framing: framing)
+    }
+
     // MARK: Validation
 
     /// The framing field the encoder adds after the user's headers.

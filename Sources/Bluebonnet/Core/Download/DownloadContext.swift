@@ -96,6 +96,11 @@ final class DownloadContext: Sendable {
         let provisional = resumed.map { URL(fileURLWithPath: Self.visiblePath(ofTemporary: $0.0.temporaryFile)) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
         let (destinationURL, options) = destination?(provisional, response) ?? (provisional, [.removePreviousFile])
+        // Only a file URL names a local file: the path of an `https:` URL is not one to write to.
+        guard destinationURL.isFileURL, !destinationURL.path.isEmpty else {
+            let error = RequestBuildError(code: .invalidDestination, detail: destinationURL.absoluteString)
+            return .failed(.downloadedFileMoveFailed(error: error, source: provisional, destination: destinationURL))
+        }
         var target = Target(
             temporaryPath: "", destination: destinationURL, options: options, isTemporary: destination == nil,
             responseURL: response.url, headers: request.headers,

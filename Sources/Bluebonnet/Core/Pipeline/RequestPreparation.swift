@@ -6,7 +6,10 @@
 ///    (`https://user:password@host/`) when the request has no `Authorization` of its own.
 /// 2. (the adapters run)
 /// 3. `check`: a request without a URL is refused (``BluebonnetError/invalidURL(url:)`` with an
-///    empty text), and a `GET` with a non-empty body is refused unless the session allows it
+///    empty text), so is one whose URL carries a user name or password with a control byte
+///    (RFC 7617 §2: they would be the `Authorization: Basic` credentials; refused as
+///    ``BluebonnetError/URLRequestValidationFailureReason/invalidHeaderValue(name:)`` of
+///    `Authorization`), and a `GET` with a non-empty body is refused unless the session allows it
 ///    (``SessionConfiguration/allowsGETRequestBodies``), as URLSession does.
 struct RequestPreparation: Sendable {
     /// The session's default header fields.
@@ -40,11 +43,29 @@ struct RequestPreparation: Sendable {
     /// Why the adapted `request` may not be sent, or nil (step 3).
     func check(_ request: HTTPRequest) -> BluebonnetError? {
         // `URLRequest.url` is optional; a request without one goes nowhere.
-        guard request.url != nil else { return .invalidURL(url: "") }
+        guard let url = request.url else { return .invalidURL(url: "") }
+        if let user = url.user(percentEncoded: false),
+            Self.hasControlByte(user) || Self.hasControlByte(url.password(percentEncoded: false) ?? "")
+        {
+            return .urlRequestValidationFailed(reason: .invalidHeaderValue(name: "Authorization"))
+        }
         guard request.requestMethod == .get, !allowsGETRequestBodies else { return nil }
         if let body = request.httpBody, !body.isEmpty {
             return .urlRequestValidationFailed(reason: .bodyDataInGETRequest(body))
         }
         return nil
+    }
+
+    /// Why `credential` cannot answer a challenge, or nil: a user name or password with a control
+    /// byte (CR, LF, NUL…; RFC 7617 §2 for Basic, and Digest's quoted `username` cannot hold them
+    /// either), refused as the `Authorization` value it would make, before the request is sent.
+    static func check(_ credential: URLCredential) -> BluebonnetError? {
+        guard hasControlByte(credential.user ?? "") || hasControlByte(credential.password ?? "") else { return nil }
+        return .urlRequestValidationFailed(reason: .invalidHeaderValue(name: "Authorization"))
+    }
+
+    /// Whether `text` holds a C0 control byte or DEL.
+    static func hasControlByte(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 }

@@ -10,7 +10,7 @@ enum RetryStep: Sendable {
     static func decide(_ result: RetryResult, after error: BluebonnetError) -> RetryStep {
         switch result {
         case .retry: .retry(after: nil)
-        case .retryWithDelay(let seconds): .retry(after: seconds > 0 && seconds.isFinite ? .seconds(seconds) : nil)
+        case .retryWithDelay(let seconds): .retry(after: Duration.positiveSeconds(seconds))
         case .doNotRetry: .finish(error)
         case .doNotRetryWithError(let retryError): .finish(.requestRetryFailed(retryError: retryError, originalError: error))
         }

@@ -173,7 +173,7 @@ where AuthenticatorType: Authenticator {
     ) {
         self.authenticator = authenticator
         let window = refreshWindow.map {
-            StateMachine.Window(interval: .seconds(max(0, $0.interval.isFinite ? $0.interval : 0)), maximumAttempts: $0.maximumAttempts)
+            StateMachine.Window(interval: Duration.positiveSeconds($0.interval) ?? .zero, maximumAttempts: $0.maximumAttempts)
         }
         state = Mutex(StateMachine(credential: credential, window: window))
     }

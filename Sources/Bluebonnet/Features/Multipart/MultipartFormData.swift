@@ -80,13 +80,15 @@ public final class MultipartFormData: Sendable {
 
     /// The sum of the parts' own lengths, **without** boundaries and part headers, as in
     /// Alamofire; compared with ``encodingMemoryThreshold``. The length of the encoded body
-    /// (the request's `Content-Length`) is ``encodedLength``.
+    /// (the request's `Content-Length`) is ``encodedLength``. `UInt64.max` when the declared
+    /// stream lengths add up to more than that.
     public var contentLength: UInt64 {
-        state.withLock { $0.parts.reduce(0) { $0 + $1.length } }
+        state.withLock { SegmentedBody.saturatingSum($0.parts.lazy.map(\.length)) }
     }
 
     /// The exact length of the encoded body: what ``encode()`` returns and an upload sends as
-    /// `Content-Length`, boundaries and part headers included. Not in Alamofire.
+    /// `Content-Length`, boundaries and part headers included; `UInt64.max` when that does not
+    /// fit. Not in Alamofire.
     public var encodedLength: UInt64 {
         let parts = state.withLock { $0.parts }
         return SegmentedBody(multipartParts: parts, boundary: boundary).length
@@ -297,10 +299,15 @@ public final class MultipartFormData: Sendable {
     /// The upload pipeline sends ``SegmentedBody/length`` as `Content-Length` and
     /// ``contentType`` as `Content-Type`, then reads the body with
     /// ``SegmentedBody/makeReader(chunkSize:)``. Each call snapshots the parts appended so far.
+    ///
+    /// A form whose encoded length is above `Int64.max` (declared stream lengths) throws
+    /// ``BluebonnetError/requestTooLarge(limit:)``: no `Content-Length` can say it.
     func makeSegmentedBody() throws(BluebonnetError) -> SegmentedBody {
         let (parts, failure) = state.withLock { ($0.parts, $0.firstError) }
         if let failure { throw .multipartEncodingFailed(reason: failure) }
-        return SegmentedBody(multipartParts: parts, boundary: boundary)
+        let body = SegmentedBody(multipartParts: parts, boundary: boundary)
+        guard body.length <= UInt64(Int64.max) else { throw .requestTooLarge(limit: Int(Int64.max)) }
+        return body
     }
 
     // MARK: Private

@@ -29,13 +29,25 @@ struct SegmentedBody: Sendable {
 
     /// The segments, in order.
     let segments: [Segment]
-    /// The body's length: the sum of the segments' lengths (the `Content-Length` to send).
+    /// The body's length: the sum of the segments' lengths (the `Content-Length` to send),
+    /// `UInt64.max` when the sum does not fit (declared stream lengths can be anything).
     let length: UInt64
 
     /// A body of `segments`.
     init(segments: [Segment]) {
         self.segments = segments
-        self.length = segments.reduce(0) { $0 + $1.length }
+        self.length = Self.saturatingSum(segments.lazy.map(\.length))
+    }
+
+    /// The sum of `lengths`, or `UInt64.max` when it overflows.
+    static func saturatingSum(_ lengths: some Sequence<UInt64>) -> UInt64 {
+        var total: UInt64 = 0
+        for length in lengths {
+            let (sum, overflow) = total.addingReportingOverflow(length)
+            if overflow { return .max }
+            total = sum
+        }
+        return total
     }
 
     /// Whether the body can be read again from the start (a retry, a redirect that repeats the
