@@ -120,7 +120,8 @@ struct ReadmeClaimsTests {
             return
         }
         #expect(bluebonnet.isExplicitlyCancelledError, "\(bluebonnet)")
-        #expect(ContinuousClock.now - started < .seconds(5), "cancellation must not wait for the response")
+        // The response would take 10 s: anything under 9 s did not wait for it (a loaded machine can take seconds).
+        #expect(ContinuousClock.now - started < .seconds(9), "cancellation must not wait for the response")
         await session.shutdown()
     }
 
