@@ -220,7 +220,7 @@ struct URIReferenceParts {
 
 /// `remove_dot_segments` (RFC 3986 §5.2.4).
 func removingDotSegments(_ path: some StringProtocol) -> String {
-    guard path.utf8.contains(UInt8(ascii: ".")) else { return String(path) }
+    guard hasDotSegment(path.utf8) else { return String(path) }
     let absolute = path.hasPrefix("/")
     var output: [Substring] = []
     // Work segment by segment: "." is dropped, ".." removes the previous segment.
@@ -237,6 +237,24 @@ func removingDotSegments(_ path: some StringProtocol) -> String {
     if endsAsDirectory { output.append("") }
     let joined = output.joined(separator: "/")
     return absolute ? "/" + joined : joined
+}
+
+/// Whether a segment of `path` (the text between slashes) is `.` or `..`: without one,
+/// `remove_dot_segments` returns the path unchanged. One pass over the bytes, no allocation
+/// (paths such as `/file.txt` have dots but no dot segment).
+func hasDotSegment(_ path: some Collection<UInt8>) -> Bool {
+    var dots = 0  // dots since the segment began; -1 once the segment has another byte
+    for byte in path {
+        if byte == UInt8(ascii: "/") {
+            if dots == 1 || dots == 2 { return true }
+            dots = 0
+        } else if byte == UInt8(ascii: "."), dots >= 0 {
+            dots += 1
+        } else {
+            dots = -1
+        }
+    }
+    return dots == 1 || dots == 2
 }
 
 extension Unicode.Scalar {
