@@ -22,7 +22,76 @@ import BluebonnetCore
 public enum CacheKey {
     /// The primary key of an absolute `http` or `https` URI, or `nil` when it is not one.
     public static func primaryKey(for url: String) -> String? {
-        CacheURL(absolute: url)?.key
+        isNormalised(url) ? url : CacheURL(absolute: url)?.key
+    }
+
+    /// Whether `url` is already its own key, checked in one pass over its bytes without
+    /// allocating: `http://` or `https://` in lower case; a host of lower-case letters, digits
+    /// and the other bytes a reg-name may hold here (no `@`, `[`, `]`); an optional port that is
+    /// not the scheme's default, written without leading zeros; a path that starts with `/` and
+    /// has no `.` or `..` segment; any query; no fragment and no byte that needs
+    /// percent-encoding. Anything else (an IP literal, user information, an upper-case letter, a
+    /// default port…) takes the general path, which gives the same key for these.
+    static func isNormalised(_ url: String) -> Bool {
+        var bytes = url.utf8.makeIterator()
+        // The scheme.
+        for expected in "http".utf8 {
+            guard bytes.next() == expected else { return false }
+        }
+        var next = bytes.next()
+        var defaultPort = 80
+        if next == UInt8(ascii: "s") {
+            defaultPort = 443
+            next = bytes.next()
+        }
+        guard next == UInt8(ascii: ":"), bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/") else { return false }
+        // The host, then an optional port, up to the path's "/".
+        var hostBytes = 0
+        var port: Int?
+        var portDigits = 0
+        while true {
+            guard let byte = bytes.next() else { return false }  // no path: the key adds "/"
+            if byte == UInt8(ascii: "/") {
+                guard hostBytes > 0 else { return false }  // no host: no key
+                break
+            }
+            if UInt8(ascii: "A") <= byte && byte <= UInt8(ascii: "Z") || URIReferenceParts.needsEncoding(byte) { return false }
+            switch byte {
+            case UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                return false
+            case UInt8(ascii: ":"):
+                guard port == nil, hostBytes > 0 else { return false }
+                port = 0
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where port != nil:
+                guard portDigits < 5, !(portDigits == 1 && port == 0) else { return false }
+                port = port! * 10 + Int(byte - UInt8(ascii: "0"))
+                portDigits += 1
+            default:
+                guard port == nil else { return false }
+                hostBytes += 1
+            }
+        }
+        if let port {
+            guard portDigits > 0, port <= 65_535, port != defaultPort else { return false }
+        }
+        // The path and the query: no fragment, nothing to encode, no dot segment in the path.
+        var dots = 0  // as in hasDotSegment: dots since the segment began, -1 after another byte
+        var inQuery = false
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "#") || URIReferenceParts.needsEncoding(byte) { return false }
+            if inQuery { continue }
+            switch byte {
+            case UInt8(ascii: "/"), UInt8(ascii: "?"):
+                if dots == 1 || dots == 2 { return false }
+                dots = 0
+                inQuery = byte == UInt8(ascii: "?")
+            case UInt8(ascii: ".") where dots >= 0:
+                dots += 1
+            default:
+                dots = -1
+            }
+        }
+        return inQuery || !(dots == 1 || dots == 2)
     }
 
     /// The key of `reference` (a `Location` or `Content-Location` value, absolute or relative)
@@ -46,10 +115,24 @@ struct CacheURL: Hashable {
     var origin: String { "\(scheme)://\(host):\(port)" }
 
     var key: String {
-        var out = scheme + "://" + host
-        if port != Self.defaultPort(scheme) { out += ":\(port)" }
+        // Built in one buffer: every lookup makes one.
+        let portText = port == Self.defaultPort(scheme) ? nil : String(port)
+        var out = ""
+        out.reserveCapacity(
+            scheme.utf8.count + 3 + host.utf8.count + (portText.map { $0.utf8.count + 1 } ?? 0) + path.utf8.count
+                + (query.map { $0.utf8.count + 1 } ?? 0))
+        out += scheme
+        out += "://"
+        out += host
+        if let portText {
+            out += ":"
+            out += portText
+        }
         out += path
-        if let query { out += "?" + query }
+        if let query {
+            out += "?"
+            out += query
+        }
         return out
     }
 
@@ -106,7 +189,10 @@ struct CacheURL: Hashable {
             port = number
         }
         self.scheme = scheme
-        self.host = String(decoding: host.utf8.map(asciiLowercase), as: UTF8.self)
+        // Most hosts are lower case already: copied then, not mapped byte by byte.
+        self.host =
+            host.utf8.contains(where: { $0 &- UInt8(ascii: "A") < 26 })
+            ? String(decoding: host.utf8.map(asciiLowercase), as: UTF8.self) : String(host)
         self.path = path.isEmpty ? "/" : path
         self.query = query.map(String.init)
     }
@@ -220,7 +306,7 @@ struct URIReferenceParts {
 
 /// `remove_dot_segments` (RFC 3986 §5.2.4).
 func removingDotSegments(_ path: some StringProtocol) -> String {
-    guard path.utf8.contains(UInt8(ascii: ".")) else { return String(path) }
+    guard hasDotSegment(path.utf8) else { return String(path) }
     let absolute = path.hasPrefix("/")
     var output: [Substring] = []
     // Work segment by segment: "." is dropped, ".." removes the previous segment.
@@ -237,6 +323,24 @@ func removingDotSegments(_ path: some StringProtocol) -> String {
     if endsAsDirectory { output.append("") }
     let joined = output.joined(separator: "/")
     return absolute ? "/" + joined : joined
+}
+
+/// Whether a segment of `path` (the text between slashes) is `.` or `..`: without one,
+/// `remove_dot_segments` returns the path unchanged. One pass over the bytes, no allocation
+/// (paths such as `/file.txt` have dots but no dot segment).
+func hasDotSegment(_ path: some Collection<UInt8>) -> Bool {
+    var dots = 0  // dots since the segment began; -1 once the segment has another byte
+    for byte in path {
+        if byte == UInt8(ascii: "/") {
+            if dots == 1 || dots == 2 { return true }
+            dots = 0
+        } else if byte == UInt8(ascii: "."), dots >= 0 {
+            dots += 1
+        } else {
+            dots = -1
+        }
+    }
+    return dots == 1 || dots == 2
 }
 
 extension Unicode.Scalar {

@@ -31,11 +31,15 @@ public struct CacheRequest: Sendable, Hashable {
     /// the way (it neither answers nor adds validators).
     var isConditionalOrRange: Bool {
         for field in headers {
-            for name in ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
-            where HTTPHeaders.namesMatch(field.name, name) {
+            for name in Self.conditionalFieldNames where HTTPHeaders.namesMatch(field.name, name) {
                 return true
             }
         }
         return false
     }
+
+    /// The fields that make a request conditional or ranged (made once, not per lookup).
+    private static let conditionalFieldNames = [
+        "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
+    ]
 }

@@ -35,11 +35,11 @@ extension CacheRules {
     /// current age (§4.2.3).
     public func freshness(of entry: CachedResponseEntry, now: Double) -> CacheFreshness {
         let (lifetime, heuristic) = freshnessLifetime(
-            statusCode: entry.statusCode, headers: entry.headers, responseTime: entry.responseTime)
+            statusCode: entry.statusCode, fields: entry.fields, responseTime: entry.responseTime)
         return CacheFreshness(
             lifetime: lifetime,
             age: Self.currentAge(
-                headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now),
+                fields: entry.fields, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now),
             isHeuristic: heuristic)
     }
 
@@ -55,17 +55,23 @@ extension CacheRules {
     public func freshnessLifetime(statusCode: Int, headers: HTTPHeaders, responseTime: Double) -> (
         lifetime: Double, isHeuristic: Bool
     ) {
-        let directives = CacheControl(headers: headers)
-        if let maxAge = directives.maxAge { return (Double(maxAge), false) }
-        let date = Self.dateValue(headers) ?? responseTime
-        if let expires = headers.value(for: "Expires") {
-            guard let expiry = HTTPDate(parsing: expires) else { return (0, false) }
-            return (max(0, Double(expiry.secondsSince1970) - date), false)
+        freshnessLifetime(statusCode: statusCode, fields: ParsedResponseFields(headers), responseTime: responseTime)
+    }
+
+    /// ``freshnessLifetime(statusCode:headers:responseTime:)`` from fields parsed beforehand.
+    func freshnessLifetime(statusCode: Int, fields: ParsedResponseFields, responseTime: Double) -> (
+        lifetime: Double, isHeuristic: Bool
+    ) {
+        if let maxAge = fields.cacheControl.maxAge { return (Double(maxAge), false) }
+        let date = fields.date ?? responseTime
+        if fields.hasExpires {
+            guard let expiry = fields.expires else { return (0, false) }
+            return (max(0, expiry - date), false)
         }
-        guard Self.heuristicallyCacheableStatusCodes.contains(statusCode) || directives.isPublic,
-            let lastModified = headers.value(for: "Last-Modified").flatMap(HTTPDate.init(parsing:))
+        guard Self.heuristicallyCacheableStatusCodes.contains(statusCode) || fields.cacheControl.isPublic,
+            let lastModified = fields.lastModified
         else { return (0, false) }
-        let interval = date - Double(lastModified.secondsSince1970)
+        let interval = date - lastModified
         guard interval > 0 else { return (0, true) }
         return (min(interval * options.heuristicFraction, options.maximumHeuristicLifetime), true)
     }
@@ -86,9 +92,23 @@ extension CacheRules {
     /// (`now` before `response_time`, or `response_time` before `request_time`) adds nothing
     /// rather than a negative time.
     public static func currentAge(headers: HTTPHeaders, requestTime: Double, responseTime: Double, now: Double) -> Double {
-        let apparentAge = max(0, responseTime - (dateValue(headers) ?? responseTime))
+        currentAge(date: dateValue(headers), age: ageValue(headers), requestTime: requestTime, responseTime: responseTime, now: now)
+    }
+
+    /// ``currentAge(headers:requestTime:responseTime:now:)`` from fields parsed beforehand.
+    static func currentAge(fields: ParsedResponseFields, requestTime: Double, responseTime: Double, now: Double) -> Double {
+        currentAge(date: fields.date, age: fields.age, requestTime: requestTime, responseTime: responseTime, now: now)
+    }
+
+    /// The current age of `entry` at `now` (``currentAge(headers:requestTime:responseTime:now:)``).
+    package static func currentAge(of entry: CachedResponseEntry, now: Double) -> Double {
+        currentAge(fields: entry.fields, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
+    }
+
+    private static func currentAge(date: Double?, age: Int?, requestTime: Double, responseTime: Double, now: Double) -> Double {
+        let apparentAge = max(0, responseTime - (date ?? responseTime))
         let responseDelay = max(0, responseTime - requestTime)
-        let correctedAgeValue = Double(ageValue(headers) ?? 0) + responseDelay
+        let correctedAgeValue = Double(age ?? 0) + responseDelay
         let correctedInitialAge = max(apparentAge, correctedAgeValue)
         let residentTime = max(0, now - responseTime)
         return correctedInitialAge + residentTime

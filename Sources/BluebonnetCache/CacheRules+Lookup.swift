@@ -49,14 +49,16 @@ extension CacheRules {
         let unavailable: CacheLookup = directives.onlyIfCached ? .gatewayTimeout : .miss
         guard request.method == .get, !request.isConditionalOrRange, let key = request.primaryKey,
             let entry, entry.key == key, entry.requestMethod == .get,
-            VaryFields(headers: entry.headers).matches(request.headers, storedRequestHeaders: entry.varyingRequestHeaders)
+            entry.fields.vary.matches(request.headers, storedRequestHeaders: entry.varyingRequestHeaders)
         else { return unavailable }
 
-        let response = CacheControl(headers: entry.headers)
+        let response = entry.fields.cacheControl
         let freshness = self.freshness(of: entry, now: now)
         let age = freshness.ageHeaderValue
-        let revalidate: CacheLookup =
+        // Made only when the answer is to revalidate: a hit needs no conditional fields.
+        var revalidate: CacheLookup {
             directives.onlyIfCached ? .gatewayTimeout : .revalidate(entry, conditionalHeaders: Self.conditionalHeaders(for: entry))
+        }
 
         if directives.noCache || response.noCache { return revalidate }
         if let maxAge = directives.maxAge, freshness.age > Double(maxAge) { return revalidate }

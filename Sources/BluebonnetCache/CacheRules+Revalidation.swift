@@ -161,7 +161,7 @@ extension CacheRules {
         case .networkError: break
         case .status(let code): guard [500, 502, 503, 504].contains(code) else { return nil }
         }
-        let response = CacheControl(headers: entry.headers)
+        let response = entry.fields.cacheControl
         guard !response.mustRevalidate, !response.noCache else { return nil }
         let window = max(response.staleIfError ?? -1, CacheControl(requestHeaders: request.headers).staleIfError ?? -1)
         guard window >= 0 else { return nil }

@@ -21,13 +21,18 @@ public struct CachedResponseEntry: Sendable, Hashable {
     /// The response's HTTP version.
     public var version: HTTPVersion
     /// The response's header fields, in the order received.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { fields = ParsedResponseFields(headers) }
+    }
     /// The response's content.
     public var body: ByteBuffer
     /// When the request was sent, in seconds since 1970 (`request_time`, RFC 9111 §4.2.3).
     public var requestTime: Double
     /// When the response was received, in seconds since 1970 (`response_time`, RFC 9111 §4.2.3).
     public var responseTime: Double
+    /// ``headers``' caching fields, parsed when the headers are set (so once per entry made or
+    /// loaded, not once per lookup).
+    package private(set) var fields: ParsedResponseFields
 
     /// An entry from its parts.
     public init(
@@ -49,6 +54,7 @@ public struct CachedResponseEntry: Sendable, Hashable {
         self.reasonPhrase = reasonPhrase
         self.version = version
         self.headers = headers
+        self.fields = ParsedResponseFields(headers)
         self.body = body
         self.requestTime = requestTime
         self.responseTime = responseTime

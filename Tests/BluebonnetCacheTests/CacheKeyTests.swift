@@ -18,6 +18,11 @@ import Testing
         (" https://example.com/a #frag", "https://example.com/a"),  // found by FuzzCacheHeaders: trimmed after the fragment goes
         ("https://user:pw@example.com/a", "https://example.com/a"),  // no user information
         ("https://example.com/a/./b/../c", "https://example.com/a/c"),
+        // Dots that are not dot segments stay (RFC 3986 §5.2.4 removes only "." and ".." segments).
+        ("https://example.com/cached/small.txt", "https://example.com/cached/small.txt"),
+        ("https://example.com/.well-known/a.b./...", "https://example.com/.well-known/a.b./..."),
+        ("https://example.com/a/..", "https://example.com/"), ("https://example.com/a/.", "https://example.com/a/"),
+        ("https://example.com/a/../", "https://example.com/"), ("https://example.com/..a/b..", "https://example.com/..a/b.."),
         ("http://[::1]:8080/x", "http://[::1]:8080/x"),
         ("http://[::1]/x", "http://[::1]/x"),
         ("https://example.com/A%7e", "https://example.com/A%7e"),  // percent-encodings kept as they are

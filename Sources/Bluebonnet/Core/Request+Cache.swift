@@ -91,10 +91,9 @@ extension Request {
             // Whatever its age, when it was stored for this request (its `Vary` fields match).
             let now = cache.now()
             if let entry = await cache.entry(forKey: key), entry.key == key, entry.requestMethod == .get,
-                VaryFields(headers: entry.headers).matches(cacheRequest.headers, storedRequestHeaders: entry.varyingRequestHeaders)
+                entry.fields.vary.matches(cacheRequest.headers, storedRequestHeaders: entry.varyingRequestHeaders)
             {
-                let age = CacheRules.currentAge(
-                    headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
+                let age = CacheRules.currentAge(of: entry, now: now)
                 return .hit(entry, age: Int(min(age, Double(Int32.max))))
             }
             return policy == .returnCacheDataDontLoad ? .gatewayTimeout : .miss

@@ -114,7 +114,7 @@ public final class URLCache: Sendable, CustomStringConvertible {
     public func cachedResponse(for request: URLRequest) async -> CachedURLResponse? {
         guard let cacheRequest = Self.cacheRequest(for: request), let key = cacheRequest.primaryKey,
             let entry = await entry(forKey: key),
-            VaryFields(headers: entry.headers).matches(cacheRequest.headers, storedRequestHeaders: entry.varyingRequestHeaders)
+            entry.fields.vary.matches(cacheRequest.headers, storedRequestHeaders: entry.varyingRequestHeaders)
         else { return nil }
         return CachedURLResponse(entry: entry, url: request.url)
     }
