@@ -38,6 +38,40 @@ let package = Package(
                 .product(name: "BluebonnetCore", package: "Bluebonnet"),
             ]
         ),
+        .executableTarget(
+            name: "FuzzCookies",
+            dependencies: [
+                "CLibFuzzer",
+                .product(name: "Bluebonnet", package: "Bluebonnet"),
+            ]
+        ),
+        // The next two compile some of the library's internal files (symbolic links under
+        // Sources/<target>/Library/) into the target, since those parsers are not public API.
+        .executableTarget(
+            name: "FuzzAuthChallenges",
+            dependencies: [
+                "CLibFuzzer",
+                .product(name: "Bluebonnet", package: "Bluebonnet"),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzDownloadRanges",
+            dependencies: ["CLibFuzzer"]
+        ),
+        .executableTarget(
+            name: "FuzzMultipart",
+            dependencies: [
+                "CLibFuzzer",
+                .product(name: "Bluebonnet", package: "Bluebonnet"),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzRedirects",
+            dependencies: [
+                "CLibFuzzer",
+                .product(name: "Bluebonnet", package: "Bluebonnet"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

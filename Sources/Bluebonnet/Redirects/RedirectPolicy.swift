@@ -117,7 +117,9 @@ public struct RedirectStateMachine: Sendable {
         guard let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return .failRequest(.redirectRejected(reason: .unsupportedScheme(target.scheme ?? "")))
         }
-        guard let origin = target.origin, !origin.host.isEmpty, let url = URL(string: target.text) else {
+        // The URL must have a host as the transport reads it too (found by FuzzRedirects: an
+        // escaped non-UTF-8 host has a URIReference origin but no `URL.host`).
+        guard let origin = target.origin, !origin.host.isEmpty, let url = URL(string: target.text), url.host?.isEmpty == false else {
             return .failRequest(.redirectRejected(reason: .invalidLocation(location)))
         }
         guard redirectCount < policy.maximumRedirects else {

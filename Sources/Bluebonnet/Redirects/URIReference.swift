@@ -159,18 +159,51 @@ struct URIReference: Hashable, Sendable {
     /// as UTF-8: spaces, non-ASCII, and `"<>\^`{|}`; nil when it contains a control character.
     ///
     /// Servers put raw spaces and UTF-8 in `Location`; browsers and curl encode them, and so
-    /// does Bluebonnet. Existing `%XX` escapes are kept.
+    /// does Bluebonnet. Existing `%XX` escapes are kept. Three more characters are encoded where
+    /// RFC 3986 does not allow them: a `%` that starts no escape (`%25`), `[` and `]` outside the
+    /// authority (`%5B`, `%5D`), and a `#` after the first (`%23`). Otherwise `URL(string:)`
+    /// re-encodes every `%` of that component, `%7e` included, and the redirect asks for another
+    /// resource (found by FuzzRedirects).
     static func encodingDisallowedCharacters(_ text: String) -> String? {
         var result = ""
-        for byte in text.utf8 {
+        let bytes = Array(text.utf8)
+        let authority = authorityRange(bytes)
+        var seenHash = false
+        for (offset, byte) in bytes.enumerated() {
             if byte < 0x20 || byte == 0x7F { return nil }
-            if byte >= 0x80 || Self.disallowed.contains(byte) {
+            let encode: Bool
+            switch byte {
+            case UInt8(ascii: "%"):
+                encode = !(offset + 2 < bytes.count && bytes[offset + 1].isHexDigit && bytes[offset + 2].isHexDigit)
+            case UInt8(ascii: "["), UInt8(ascii: "]"):
+                encode = !authority.contains(offset)
+            case UInt8(ascii: "#"):
+                encode = seenHash
+                seenHash = true
+            default:
+                encode = byte >= 0x80 || Self.disallowed.contains(byte)
+            }
+            if encode {
                 result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             } else {
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             }
         }
         return result
+    }
+
+    /// Where the authority of the reference `bytes` is (after an optional scheme and `//`, up to
+    /// `/`, `?` or `#`, RFC 3986 §3.2); empty when it has none.
+    private static func authorityRange(_ bytes: [UInt8]) -> Range<Int> {
+        var start = 0
+        if let colon = bytes.firstIndex(where: { $0 == 0x3A || $0 == 0x2F || $0 == 0x3F || $0 == 0x23 }), bytes[colon] == 0x3A,
+            isScheme(Substring(decoding: bytes[..<colon], as: UTF8.self))
+        {
+            start = colon + 1
+        }
+        guard bytes[start...].starts(with: [0x2F, 0x2F]) else { return 0..<0 }
+        let end = bytes[(start + 2)...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? bytes.count
+        return (start + 2)..<end
     }
 
     private static let disallowed: Set<UInt8> = Set(" \"<>\\^`{|}".utf8)
@@ -183,7 +216,8 @@ struct URIReference: Hashable, Sendable {
         var host = hostPort
         var portText: Substring = ""
         if hostPort.hasPrefix("[") {
-            guard let close = hostPort.firstIndex(of: "]") else { return nil }
+            // An empty IP literal (`[]`) is no host (found by FuzzRedirects: `URL` reads its host as "").
+            guard let close = hostPort.firstIndex(of: "]"), close > hostPort.index(after: hostPort.startIndex) else { return nil }
             host = hostPort[...close]
             let after = hostPort[hostPort.index(after: close)...]
             if after.hasPrefix(":") { portText = after.dropFirst() }
@@ -206,6 +240,12 @@ struct URIReference: Hashable, Sendable {
 
 extension Unicode.Scalar {
     fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
 }
 
 extension String {

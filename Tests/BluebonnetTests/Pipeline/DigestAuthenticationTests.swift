@@ -187,6 +187,20 @@ import Testing
         #expect(challenge.algorithm == algorithm)
     }
 
+    /// RFC 9110 §5.6.4: neither qdtext nor quoted-pair holds a control byte other than HTAB. Found
+    /// by FuzzAuthChallenges (`Fixtures/fuzz/findings/FuzzAuthChallenges/control-bytes-in-realm.bin`):
+    /// a realm with NUL and \u{01} in quotes was kept and copied into the `Authorization` answer.
+    /// Such a challenge is malformed: the field's parse ends there, what came before is kept.
+    @Test(arguments: ["Digest realm=\"a\u{01}\u{00}b\", nonce=\"n\"", "Digest realm=\"r\", nonce=\"\\\u{00}\"",
+                      "Digest nonce=\"n\u{7F}\"", "Digest nonce=\"n\r\""])
+    func controlBytesInQuotedStringsEndTheField(field: String) {
+        let challenges = AuthenticationChallenge.parse(["Basic realm=x, " + field + ", Basic realm=y"])
+        #expect(challenges == [Challenge(scheme: "Basic", parameters: [("realm", "x")])])
+        #expect(DigestAuthentication.preferredChallenge(in: AuthenticationChallenge.parse([field])) == nil)
+        // A tab stays allowed (qdtext and quoted-pair both hold HTAB).
+        #expect(AuthenticationChallenge.parse(["Digest realm=\"a\tb\\\tc\""]).first?["realm"] == "a\tb\tc")
+    }
+
     @Test func challengesWithoutANonceOrWithOnlyUnknownAlgorithmsAreNotDigest() {
         #expect(DigestAuthentication.preferredChallenge(in: AuthenticationChallenge.parse(["Digest realm=x"])) == nil)
         #expect(DigestAuthentication.preferredChallenge(in: AuthenticationChallenge.parse(["Digest nonce=x, algorithm=SHA-1"])) == nil)

@@ -54,8 +54,49 @@ import Testing
         #expect(URIReference(parsing: text).origin == origin)
     }
 
+    /// Found by FuzzRedirects (`Fixtures/fuzz/findings/FuzzRedirects/empty-ip-literal.bin`): `[]` had
+    /// the origin host "[]", so a redirect to `https://[]/` was followed to a URL whose host is empty.
+    @Test func anEmptyIPLiteralHasNoOrigin() throws {
+        #expect(URIReference(parsing: "https://[]/x").origin == nil)
+        #expect(URIReference(parsing: "https://[/x").origin == nil)
+        let base = try #require(URL(string: "https://example.com/"))
+        var machine = RedirectStateMachine(policy: .default)
+        for location in ["https://[]?h", "//%EF%BF%BD%F2./x"] {  // the second: no URL.host (percent-encoded, not UTF-8)
+            let response = HTTPResponse(url: base, statusCode: 302, headers: ["Location": location])
+            guard case .failRequest(.redirectRejected(reason: .invalidLocation)) = machine.responseReceived(response, for: HTTPRequest(url: base)) else {
+                Issue.record("a redirect to \(location) was followed")
+                continue
+            }
+        }
+    }
+
     @Test func percentEncodesSpacesAndNonASCIIButRejectsControls() {
         #expect(URIReference.encodingDisallowedCharacters("/a b/é?x=%20") == "/a%20b/%C3%A9?x=%20")
         #expect(URIReference.encodingDisallowedCharacters("/a\u{01}b") == nil)
+    }
+
+    /// RFC 3986 §2.1, §3.2.2, §3.5: `%` only starts an escape, `[` and `]` only delimit an IP
+    /// literal, `#` only starts the fragment. Found by FuzzRedirects
+    /// (`Fixtures/fuzz/findings/FuzzRedirects/stray-percent-re-encodes-escapes.bin`): `URL(string:)`
+    /// re-encodes every `%` of a component holding such a character, so `Location: /%7e/%2F/%zz`
+    /// sent the redirect to `/%257e/%252F/%25zz`, another resource. They are now encoded first.
+    @Test(arguments: [
+        ("/%7e/%2F/%zz", "/%7e/%2F/%25zz"), ("/a%", "/a%25"), ("/a%2", "/a%252"), ("/%%41", "/%25%41"), ("?q=%7E%g0#%", "?q=%7E%25g0#%25"),
+        ("/%7e/]x", "/%7e/%5Dx"), ("?q=[%41]", "?q=%5B%41%5D"), ("#a#b%41", "#a%23b%41"), ("//[::1]:1/[x]", "//[::1]:1/%5Bx%5D"),
+        ("https://[::1]/a?[", "https://[::1]/a?%5B"),
+    ])
+    func writesAStrayPercentAsAnEscape(_ location: String, _ encoded: String) throws {
+        #expect(URIReference.encodingDisallowedCharacters(location) == encoded)
+        let base = try #require(URL(string: "https://example.com/a/b"))
+        var machine = RedirectStateMachine(policy: .default)
+        let response = HTTPResponse(url: base, statusCode: 302, headers: ["Location": location])
+        guard case .followRedirect(let next) = machine.responseReceived(response, for: HTTPRequest(url: base)) else {
+            Issue.record("\(location) not followed")
+            return
+        }
+        let expected = encoded.hasPrefix("//") || encoded.hasPrefix("https:")
+            ? (encoded.hasPrefix("//") ? "https:" + encoded : encoded)
+            : "https://example.com" + (encoded.hasPrefix("?") || encoded.hasPrefix("#") ? "/a/b" : "") + encoded
+        #expect(next.url?.absoluteString == expected)
     }
 }

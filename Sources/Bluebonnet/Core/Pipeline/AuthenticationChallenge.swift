@@ -86,7 +86,9 @@ struct AuthenticationChallenge: Sendable, Hashable {
             return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
         }
 
-        /// A quoted-string without its quotes and escapes (RFC 9110 §5.6.4); nil when unterminated.
+        /// A quoted-string without its quotes and escapes (RFC 9110 §5.6.4); nil when unterminated
+        /// or when it holds a control byte other than HTAB, which neither qdtext nor quoted-pair
+        /// allows (a realm or nonce holding one would be copied into the `Authorization` answer).
         mutating func quotedString() -> String? {
             precondition(current == 0x22)
             index += 1
@@ -96,14 +98,18 @@ struct AuthenticationChallenge: Sendable, Hashable {
                 switch byte {
                 case 0x22: return String(decoding: value, as: UTF8.self)
                 case 0x5C:
-                    guard let escaped = current else { return nil }
+                    guard let escaped = current, !Self.isControl(escaped) else { return nil }
                     value.append(escaped)
                     index += 1
+                case _ where Self.isControl(byte): return nil
                 default: value.append(byte)
                 }
             }
             return nil
         }
+
+        /// CTL (RFC 5234 B.1) except HTAB.
+        static func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x09) || byte == 0x7F }
 
         /// `token68` (RFC 9110 §11.2): token68 characters then any `=`; only when nothing but
         /// whitespace or a comma follows.

@@ -1,0 +1,1 @@
+../../../../Sources/Bluebonnet/Core/Download/ResumeData.swift

@@ -1,0 +1,1 @@
+../../../../Sources/Bluebonnet/Redirects/URIReference.swift
