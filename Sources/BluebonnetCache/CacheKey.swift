@@ -17,6 +17,9 @@ import BluebonnetCore
 /// `{`, `|`, `}`, the grave accent and every non-ASCII byte, which a `Location` field or a
 /// hand-made URL can carry. A key is therefore always ASCII and compares byte by byte (Swift's
 /// `String` equality is canonical equivalence, under which distinct bytes can be equal).
+/// In the path and the query, `[` and `]` are written `%5B` and `%5D` and a `%` that starts no
+/// escape `%25`, as the redirect step writes them before following a `Location`, so a raw
+/// `Location` and the URL a request is then made for share a key.
 /// Existing percent-encodings are not normalised: `%7E` and `~` give different keys (a miss,
 /// never a wrong hit). URIs of other schemes, and `http` URIs without a host, have no key.
 public enum CacheKey {
@@ -77,8 +80,18 @@ public enum CacheKey {
         // The path and the query: no fragment, nothing to encode, no dot segment in the path.
         var dots = 0  // as in hasDotSegment: dots since the segment began, -1 after another byte
         var inQuery = false
+        var escapeDigits = 0  // hexadecimal digits still owed to a "%"
         while let byte = bytes.next() {
             if byte == UInt8(ascii: "#") || URIReferenceParts.needsEncoding(byte) { return false }
+            // Brackets and a "%" that starts no escape need repair (`withEscapesRepaired`).
+            if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") { return false }
+            if escapeDigits > 0 {
+                let hex = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+                guard hex else { return false }
+                escapeDigits -= 1
+            } else if byte == UInt8(ascii: "%") {
+                escapeDigits = 2
+            }
             if inQuery { continue }
             switch byte {
             case UInt8(ascii: "/"), UInt8(ascii: "?"):
@@ -91,6 +104,7 @@ public enum CacheKey {
                 dots = -1
             }
         }
+        guard escapeDigits == 0 else { return false }
         return inQuery || !(dots == 1 || dots == 2)
     }
 
@@ -267,15 +281,17 @@ struct URIReferenceParts {
             rest = rest[end...]
         }
         if let question = rest.utf8.firstIndex(of: 0x3F) {
-            query = rest[rest.utf8.index(after: question)...]
+            query = rest[rest.utf8.index(after: question)...].withEscapesRepaired()
             rest = rest[..<question]
         }
-        path = rest
+        path = rest.withEscapesRepaired()
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
-    /// A byte outside RFC 3986's character set (§2: unreserved, reserved and `%`).
+    /// A byte outside RFC 3986's character set (§2: unreserved, reserved and `%`). (`[` and `]`
+    /// are reserved but belong to an IP literal only; `withEscapesRepaired` handles them in a
+    /// path or a query.)
     static func needsEncoding(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x00...0x20, 0x7F...0xFF: true
@@ -301,6 +317,53 @@ struct URIReferenceParts {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension Substring {
+    /// A path or a query repaired as the redirect step repairs a `Location`: `[` and
+    /// `]` (allowed only in an IP literal) as `%5B` and `%5D`, and a `%` that starts no escape as
+    /// `%25`. So a `Location` sent raw and the URL a client builds from it give one key.
+    func withEscapesRepaired() -> Substring {
+        let bytes = utf8
+        var needed = false
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || (byte == UInt8(ascii: "%") && !Self.startsEscape(bytes, at: index)) {
+                needed = true
+                break
+            }
+            index = bytes.index(after: index)
+        }
+        guard needed else { return self }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "["): out.append(contentsOf: "%5B".utf8)
+            case UInt8(ascii: "]"): out.append(contentsOf: "%5D".utf8)
+            case UInt8(ascii: "%") where !Self.startsEscape(bytes, at: index): out.append(contentsOf: "%25".utf8)
+            default: out.append(byte)
+            }
+            index = bytes.index(after: index)
+        }
+        return Substring(String(decoding: out, as: UTF8.self))
+    }
+
+    /// Whether the `%` at `index` is followed by two hexadecimal digits.
+    private static func startsEscape(_ bytes: Substring.UTF8View, at index: Substring.UTF8View.Index) -> Bool {
+        let first = bytes.index(after: index)
+        guard first != bytes.endIndex else { return false }
+        let second = bytes.index(after: first)
+        guard second != bytes.endIndex else { return false }
+        return isHexDigit(bytes[first]) && isHexDigit(bytes[second])
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 }
 

@@ -47,8 +47,8 @@ import Testing
         let schemes = ["http://", "https://", "HTTP://", "http:/", "http:", "ftp://", ""]
         let hosts = ["a", "example.com", "Example.com", "127.0.0.1", "", "[::1]", "u@h", "h%41", "\u{E9}"]
         let ports = ["", ":", ":0", ":80", ":443", ":8080", ":08080", ":65535", ":65536", ":123456", ":x", ":1:2"]
-        let segments = ["", ".", "..", "...", "a", "a.b", ".a", "b.", "%2E", " ", "A"]
-        let tails = ["", "?", "?q=1", "?a/../b", "#f", "?q#f", "?\u{7F}"]
+        let segments = ["", ".", "..", "...", "a", "a.b", ".a", "b.", "%2E", " ", "A", "%", "%4", "%zz", "[1]", "%41"]
+        let tails = ["", "?", "?q=1", "?a/../b", "#f", "?q#f", "?\u{7F}", "?%", "?[x]", "?%7e%"]
         var accepted = 0
         for _ in 0..<20_000 {
             var url = schemes[next(schemes.count)] + hosts[next(hosts.count)] + ports[next(ports.count)]

@@ -28,6 +28,9 @@ import Testing
         ("https://example.com/A%7e", "https://example.com/A%7e"),  // percent-encodings kept as they are
         ("https://example.com/caf\u{E9}?q={x y}", "https://example.com/caf%C3%A9?q=%7Bx%20y%7D"),  // bytes a URI may not hold
         ("https://example.com/e\u{301}", "https://example.com/e%CC%81"),  // not equal to the precomposed é's key
+        // Found by FuzzRedirects: brackets outside an IP literal and a stray "%" are written as URL writes them.
+        ("https://example.com/a[1]?q=[x]%zz", "https://example.com/a%5B1%5D?q=%5Bx%5D%25zz"),
+        ("http://[::1]/p%4", "http://[::1]/p%254"), ("https://example.com/%41%", "https://example.com/%41%25"),
     ])
     func primaryKeyNormalises(url: String, key: String) {
         #expect(CacheKey.primaryKey(for: url).map { Array($0.utf8) } == Array(key.utf8))

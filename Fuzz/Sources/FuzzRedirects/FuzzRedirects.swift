@@ -133,14 +133,24 @@ func checkRedirect(_ location: String, from base: URL, status: Int, allowsInsecu
         check(same.url?.absoluteString == text, "\(text.debugDescription) redirected to itself becomes \(String(describing: same.url))")
     }
 
-    // Cache keys: a fixpoint, and the key of where the redirect went. Of the Location as the redirect
-    // step encodes it: `CacheKey` leaves `[`, `]` and a stray `%` in a path as they are, where
-    // `URL(string:)` would encode them (a different key; see Fuzz/README.md).
+    // Cache keys: a fixpoint, and the key of where the redirect went; the raw Location gives the same
+    // key as the Location the redirect step encodes (CacheKey repairs `[`, `]` and a stray `%` in a
+    // path or query as that step does).
     if let encoded = URIReference.encodingDisallowedCharacters(location),
         let key = CacheKey.primaryKey(for: encoded, relativeTo: base.absoluteString)
     {
         check(key.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "key \(key.debugDescription) is not printable ASCII")
         check(CacheKey.primaryKey(for: key) == key, "key \(key.debugDescription) is not its own key")
+        // (Absolute paths and queries only: hosts are written differently, CacheKey
+        // lower-casing and percent-encoding them where the redirect step leaves them to `URL`. And
+        // without blanks: CacheKey trims blanks around a field value's URI, which the redirect
+        // step encodes as `%20`.)
+        if location.utf8.first == UInt8(ascii: "?") || (location.utf8.first == UInt8(ascii: "/") && location.utf8.dropFirst().first != UInt8(ascii: "/")),
+            !location.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }),
+            let raw = CacheKey.primaryKey(for: location, relativeTo: base.absoluteString)
+        {
+            check(raw == key, "raw \(location.debugDescription) keys as \(raw.debugDescription), encoded as \(key.debugDescription)")
+        }
         // (`URL` rewrites a percent-encoded host, which CacheKey keeps: such hosts never resolve.)
         let plainHost = URIReference(parsing: text).authority?.utf8.contains(UInt8(ascii: "%")) == false
         check(!plainHost || CacheKey.primaryKey(for: text) == key, "\(encoded.debugDescription) from \(base): key \(key.debugDescription), the redirect's \(String(describing: CacheKey.primaryKey(for: text)))")
