@@ -74,7 +74,10 @@ extension HTTPCookieStorage {
     /// one with the same name, domain and path; the accept policy does not apply.
     @discardableResult
     public func loadNetscapeCookieFile(_ text: String) -> Int {
-        let records = text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        // Lines split at "\n" bytes ("\r" is dropped per line): as Characters, "\n" followed by a
+        // combining mark would not be a line break.
+        let records = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+            .map { Substring(String(decoding: $0, as: UTF8.self)) }
             .compactMap(Self.parseNetscapeLine)
         return withJar { jar, now in
             var added = 0
@@ -85,26 +88,30 @@ extension HTTPCookieStorage {
 
     /// A line of a Netscape cookie file as a record; nil for a comment or an invalid line.
     static func parseNetscapeLine(_ line: Substring) -> CookieRecord? {
-        var line = line
-        if line.hasSuffix("\r") { line = line.dropLast() }
+        // Byte by byte: compared as Characters, a tab or "/" followed by a combining mark is
+        // another Character, and U+037E (Greek question mark) is canonically equivalent to ";",
+        // so a value the Set-Cookie parser accepted could be refused, or split, when read back.
+        var bytes = Substring(line).utf8[...]
+        if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
         var httpOnly = false
-        if line.hasPrefix("#HttpOnly_") {
+        if bytes.starts(with: "#HttpOnly_".utf8) {
             httpOnly = true
-            line = line.dropFirst("#HttpOnly_".count)
-        } else if line.hasPrefix("#") {
+            bytes = bytes.dropFirst("#HttpOnly_".utf8.count)
+        } else if bytes.first == UInt8(ascii: "#") {
             return nil
         }
-        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        let fields = bytes.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard fields.count == 6 || fields.count == 7 else { return nil }
-        var domain = fields[0].lowercased()
-        if domain.hasPrefix(".") { domain.removeFirst() }
+        var domain = String(decoding: fields[0].utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        if domain.utf8.first == UInt8(ascii: ".") { domain = String(decoding: domain.utf8.dropFirst(), as: UTF8.self) }
         let includesSubdomains: Bool
         switch fields[1] {
         case "TRUE": includesSubdomains = true
         case "FALSE": includesSubdomains = false
         default: return nil
         }
-        let path = String(fields[2])
+        let path = fields[2]
         let secure: Bool
         switch fields[3] {
         case "TRUE": secure = true
@@ -112,10 +119,11 @@ extension HTTPCookieStorage {
         default: return nil
         }
         guard let expiry = Int64(fields[4]), expiry >= 0 else { return nil }
-        let name = String(fields[5])
-        let value = fields.count == 7 ? String(fields[6]) : ""
-        guard !domain.isEmpty, !domain.contains(" "), path.hasPrefix("/"), !(name.isEmpty && value.isEmpty),
-            !name.contains("="), !name.contains(";"), !value.contains(";")
+        let name = fields[5]
+        let value = fields.count == 7 ? fields[6] : ""
+        guard !domain.isEmpty, !domain.utf8.contains(UInt8(ascii: " ")), path.utf8.first == UInt8(ascii: "/"),
+            !(name.isEmpty && value.isEmpty), !name.utf8.contains(UInt8(ascii: "=")),
+            !name.utf8.contains(UInt8(ascii: ";")), !value.utf8.contains(UInt8(ascii: ";"))
         else { return nil }
         return CookieRecord(
             name: name, value: value, domain: domain, hostOnly: !includesSubdomains, path: path,

@@ -36,6 +36,21 @@ import Testing
         #expect(Set(loaded.cookies ?? []) == Set(jar.cookies ?? []))
     }
 
+    /// Found by FuzzCookies: U+037E (Greek question mark) is canonically equivalent to ";", so a
+    /// value the Set-Cookie parser accepted was refused when read back by Character; and a tab or
+    /// a line break followed by a combining mark is another Character. The file is read by bytes.
+    @Test func roundTripsValuesThatCharactersWouldMisread() {
+        let jar = storage()
+        jar.store(setCookieFields: ["=ost\u{37E}=2", "g=a\u{37E}b", "c=\u{301}x"], from: URL(string: "https://example.com/A")!)
+        #expect(jar.cookies?.count == 3)
+        let text = jar.netscapeCookieFile()
+        let loaded = storage()
+        #expect(loaded.loadNetscapeCookieFile(text) == 3)
+        #expect(loaded.netscapeCookieFile() == text)
+        // A combining mark after a field's tab stays in the field.
+        #expect(storage().loadNetscapeCookieFile("example.com\tFALSE\t/\tFALSE\t0\tn\t\u{301}v\n") == 1)
+    }
+
     @Test func loadingSkipsCommentsBadLinesAndExpiredCookies() {
         let future = Int(clock.now.timeIntervalSince1970) + 1000
         let text = [
