@@ -56,6 +56,13 @@ public final class ChildProcess: Sendable {
         /// `exit(0)`.
         public var isSuccess: Bool { self == .exited(0) }
 
+        /// The exit status, or the signal's number (what Foundation's `terminationStatus` gives).
+        public var status: Int32 {
+            switch self {
+            case .exited(let status), .signalled(let status): status
+            }
+        }
+
         /// `exit status N` or `signal N`.
         public var description: String {
             switch self {

@@ -115,12 +115,3 @@ enum CLIBinary {
         return Measured(status: Int32(status), stderr: run.stderr, peakResidentKiB: peak, arguments: arguments)
     }
 }
-
-extension ChildProcess.Termination {
-    /// The exit status, or the signal's number, as Foundation's `terminationStatus` gave it.
-    var status: Int32 {
-        switch self {
-        case .exited(let status), .signalled(let status): status
-        }
-    }
-}

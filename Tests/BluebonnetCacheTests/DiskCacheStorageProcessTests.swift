@@ -55,16 +55,9 @@ import Testing
         }
         return try terminations.enumerated().map { index, termination in
             Run(
-                status: Self.status(termination),
+                status: termination.status,
                 output: try String(contentsOfFile: "\(logs)/probe-\(index).out", encoding: .utf8),
                 errors: try String(contentsOfFile: "\(logs)/probe-\(index).err", encoding: .utf8))
-        }
-    }
-
-    /// Foundation's `terminationStatus`: the exit status, or the signal's number.
-    static func status(_ termination: ChildProcess.Termination) -> Int32 {
-        switch termination {
-        case .exited(let status), .signalled(let status): status
         }
     }
 
