@@ -8,15 +8,11 @@
 // This target imports only what a user imports (`Bluebonnet`, `BluebonnetFoundation`,
 // `Foundation`), plus `BluebonnetTestSupport` to start the server. Never `@testable`.
 //
-// Sections with no test yet, because the feature is not in Bluebonnet (each joins when its issue
-// lands):
-// - AdvancedUsage "Adding a ServerTrustManager" and "Security" (`ServerTrustManager`,
-//   `ServerTrustEvaluating`, `PinnedCertificatesTrustEvaluator`, `PublicKeysTrustEvaluator`,
-//   subclassing the manager; `Session(serverTrustManager:)`): joins when issue 12 lands.
 // Sections that cannot have one on Linux (the migration guide says what to write instead):
 // "SessionDelegate" and "Creating Instances From URLSessions" (`SessionDelegate`,
-// `Session(session:delegate:rootQueue:)`: no URLSession underneath), the evaluators' `SecTrust`
-// (Apple's Security), "App Transport Security" (Apple platforms only).
+// `Session(session:delegate:rootQueue:)`: no URLSession underneath), "App Transport Security"
+// (Apple platforms only; its "Self-Signed Certificates with Local Networking" is in
+// `SecuritySection`).
 //
 // Suites and the sections they cover: `SessionSection` (AdvancedUsage "Session" to "Adding
 // EventMonitors", and "Using EventMonitors"), `RequestSection` ("Request" to "RequestRetrier",
@@ -30,6 +26,8 @@
 // `CachingSection`: AdvancedUsage "Adding a CachedResponseHandler", "Customizing Caching" and
 // "Customizing Caching and Redirect Handling: CachedResponseHandler" (`ResponseCacher`,
 // `cacheResponse(using:)`, `URLCache`, `CachedURLResponse`; `Session(cachedResponseHandler:)`).
+// `SecuritySection`: AdvancedUsage "Security" (`ServerTrustEvaluating` written with `SecTrust`,
+// the document's `ServerTrustManager`, subclassing it, a self-signed local server).
 // `AuthenticationInterceptorShape`: Alamofire's OAuth authenticator, which those documents do not have.
 import Bluebonnet
 import BluebonnetTestSupport

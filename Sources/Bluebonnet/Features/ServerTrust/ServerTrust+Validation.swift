@@ -10,6 +10,19 @@ public typealias Certificate = BluebonnetTLS.Certificate
 /// `SecKey`); see `PublicKey`.
 public typealias PublicKey = BluebonnetTLS.PublicKey
 
+/// Alamofire's name for what an evaluator reads: on Linux there is no Security framework, so
+/// `SecTrust` is ``ServerTrust``, and an evaluator written as Alamofire's documents write it,
+/// `func evaluate(_ trust: SecTrust, forHost host: String) throws`, conforms as it stands. Security's
+/// functions (`SecTrustEvaluateWithError`, `SecTrustSetPolicies`, …) do not exist: use the
+/// ``ServerTrust`` members (`trust.af.performDefaultValidation(forHost:)`, `trust.af.publicKeys`, …).
+public typealias SecTrust = ServerTrust
+/// Alamofire's name for a certificate: ``Certificate`` (Security's `SecCertificate` functions do
+/// not exist on Linux; ``Certificate`` has the fields as properties).
+public typealias SecCertificate = Certificate
+/// Alamofire's name for a public key: ``PublicKey`` (compared by the SHA-256 of its
+/// SubjectPublicKeyInfo; Security's `SecKey` functions do not exist on Linux).
+public typealias SecKey = PublicKey
+
 extension ServerTrust {
     /// Validates the chain against the trust roots without checking the host name (Alamofire's
     /// `trust.af.performDefaultValidation(forHost:)`).
