@@ -70,6 +70,16 @@ public struct ServerTrust: Sendable {
         return try store.verify(certificates, host: host)
     }
 
+    /// The chain the handshake itself verified for `host` (with the host check), when it did and
+    /// succeeded: nil on a resumed session, for another host, or after a failure. Reading it costs
+    /// nothing, where ``leafNames(_:)`` parses the leaf's names again.
+    package func handshakeVerifiedChain(forHost host: String) -> [Certificate]? {
+        guard let recorded = handshakeVerification, recorded.result == Int(X509_V_OK), let checked = recorded.host else {
+            return nil
+        }
+        return HostnameVerifier.normalize(host).lowercased() == checked.lowercased() ? recorded.chain : nil
+    }
+
     /// Whether the leaf names `host` (a DNS or IP `subjectAltName`, never the subject CN), by the
     /// rules ``validatedChain(forHost:)`` applies, without verifying the chain again: for
     /// evaluators that validated the chain already.

@@ -35,17 +35,28 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     /// unequal, except that numbers compare by value (`Identity(1) == Identity(Int64(1))`).
     public struct Identity: Hashable, Sendable, CustomStringConvertible {
         private let base: any Hashable & Sendable
+        /// `base`'s hash, taken once: the pool hashes and compares keys on every lease, and a
+        /// TLS configuration is a large value to hash each time.
+        private let baseHash: Int
 
         /// An identity wrapping `base`.
-        public init(_ base: some Hashable & Sendable) { self.base = base }
+        public init(_ base: some Hashable & Sendable) {
+            self.base = base
+            self.baseHash = base.hashValue
+        }
 
         /// Whether both wrap equal values of the same type.
         public static func == (lhs: Identity, rhs: Identity) -> Bool {
-            AnyHashable(lhs.base) == AnyHashable(rhs.base)
+            guard lhs.baseHash == rhs.baseHash else { return false }
+            func equals<Base: Hashable>(_ left: Base) -> Bool {
+                guard let right = rhs.base as? Base else { return false }
+                return left == right
+            }
+            return equals(lhs.base)
         }
 
-        /// Hashes the wrapped value.
-        public func hash(into hasher: inout Hasher) { AnyHashable(base).hash(into: &hasher) }
+        /// Hashes the wrapped value (its hash, taken when the identity was made).
+        public func hash(into hasher: inout Hasher) { hasher.combine(baseHash) }
 
         /// The wrapped value, described.
         public var description: String { String(describing: base) }

@@ -62,6 +62,8 @@ extension ServerTrust {
                 throw BluebonnetError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(host: host, error: error))
             }
         }
+        // The handshake verified this chain for this host already: nothing to do again.
+        if hostValidation, let verified = handshakeVerifiedChain(forHost: host) { return verified }
         let chain: [Certificate]
         do {
             chain = try validatedChain(forHost: nil)

@@ -103,6 +103,8 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
 /// a pinned root the server does not send matches; otherwise the certificates the server sent.
 public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     private let keys: [PublicKey]
+    /// `keys` as a set, made once: each handshake looks the server's keys up in it.
+    private let pinned: Set<PublicKey>
     private let performDefaultValidation: Bool
     private let validateHost: Bool
 
@@ -122,6 +124,7 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
         validateHost: Bool = true
     ) {
         self.keys = keys
+        self.pinned = Set(keys)
         self.performDefaultValidation = performDefaultValidation
         self.validateHost = validateHost
     }
@@ -145,12 +148,16 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
             throw BluebonnetError.serverTrustEvaluationFailed(reason: .noPublicKeysFound)
         }
         let chain = try trust.validated(forHost: host, defaultValidation: performDefaultValidation, hostValidation: validateHost)
+        // The server's certificates first (the leaf is the usual pin), then what the verified
+        // chain adds; each key is hashed only until one is pinned.
+        for certificate in trust.certificates where pinned.contains(certificate.publicKey) { return }
+        for certificate in chain ?? [] where !trust.certificates.contains(certificate) {
+            if pinned.contains(certificate.publicKey) { return }
+        }
         var serverKeys = trust.publicKeys
         for key in (chain ?? []).map(\.publicKey) where !serverKeys.contains(key) { serverKeys.append(key) }
-        guard !Set(serverKeys).isDisjoint(with: keys) else {
-            throw BluebonnetError.serverTrustEvaluationFailed(
-                reason: .publicKeyPinningFailed(host: host, trust: trust, pinnedKeys: keys, serverKeys: serverKeys))
-        }
+        throw BluebonnetError.serverTrustEvaluationFailed(
+            reason: .publicKeyPinningFailed(host: host, trust: trust, pinnedKeys: keys, serverKeys: serverKeys))
     }
 }
 

@@ -83,9 +83,10 @@ private struct TrustPolicy: Hashable, Sendable, CustomStringConvertible {
     let manager: ObjectIdentifier
     let host: String
     let evaluator: any ServerTrustEvaluating
-    /// The evaluator's instance for a class, its type for a value: made once, since the pool
-    /// hashes and compares keys on every lease.
-    private let evaluatorIdentity: String
+    /// The evaluator's instance for a class, its type for a value (a metatype's identifier): no
+    /// string to build per request, since the pool hashes and compares keys on every lease. The
+    /// policy holds the evaluator, so its address is not reused while a key names it.
+    private let evaluatorIdentity: ObjectIdentifier
 
     init(manager: ObjectIdentifier, host: String, evaluator: any ServerTrustEvaluating) {
         self.manager = manager
@@ -93,9 +94,9 @@ private struct TrustPolicy: Hashable, Sendable, CustomStringConvertible {
         self.evaluator = evaluator
         let type = Swift.type(of: evaluator)
         if type is AnyClass {
-            evaluatorIdentity = "\(type)@\(ObjectIdentifier(evaluator as AnyObject).hashValue)"
+            evaluatorIdentity = ObjectIdentifier(evaluator as AnyObject)
         } else {
-            evaluatorIdentity = String(reflecting: type)
+            evaluatorIdentity = ObjectIdentifier(type)
         }
     }
 
