@@ -99,10 +99,24 @@ extension HTTPResponse {
     }
 
     /// The last path component of `name` without control characters, or nil when nothing usable is left.
+    ///
+    /// Separators are found by Unicode scalar, not by Character: `/` followed by a combining mark
+    /// is one Character that is not `/`, yet the kernel still reads the byte as a separator, so a
+    /// Character split would have let `..` + `/` + U+0301 + `x` out of the destination folder.
     static func sanitisedFilename(_ name: String) -> String? {
-        let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
-            .trimmingSpaces
+        // The last non-empty component (`a/` names `a`), control characters dropped.
+        var component = String.UnicodeScalarView()
+        var last = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            if scalar == "/" || scalar == "\\" {
+                if !component.isEmpty { last = component }
+                component = String.UnicodeScalarView()
+            } else if scalar.value >= 0x20 && scalar.value != 0x7F {
+                component.append(scalar)
+            }
+        }
+        if !component.isEmpty { last = component }
+        let cleaned = String(last).trimmingSpaces
         guard !cleaned.isEmpty, cleaned != ".", cleaned != "..", cleaned.utf8.count <= 255 else { return nil }
         return String(cleaned)
     }

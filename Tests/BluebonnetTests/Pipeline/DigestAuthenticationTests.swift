@@ -201,6 +201,17 @@ import Testing
         #expect(AuthenticationChallenge.parse(["Digest realm=\"a\tb\\\tc\""]).first?["realm"] == "a\tb\tc")
     }
 
+    /// RFC 9110 §5.6.4: `"` and `\` are escaped in a quoted-string by Unicode scalar. Found by
+    /// FuzzAuthChallenges (`quote-with-combining-mark-in-nonce.bin`): a nonce holding `"` followed
+    /// by a combining mark (one Character, not equal to `"`) was written unescaped, which ended the
+    /// quoted nonce early and left an `Authorization` value that did not parse.
+    @Test(arguments: ["a\"\u{359}b", "\\\u{301}", "\"\u{20DD}\"", "plain"])
+    func quotedStringsEscapeByScalar(_ value: String) {
+        let quoted = DigestAuthentication.quoted(value)
+        let parsed = AuthenticationChallenge.parse(["Digest nonce=" + quoted])
+        #expect(parsed.first?["nonce"] == value, "\(quoted.debugDescription)")
+    }
+
     @Test func challengesWithoutANonceOrWithOnlyUnknownAlgorithmsAreNotDigest() {
         #expect(DigestAuthentication.preferredChallenge(in: AuthenticationChallenge.parse(["Digest realm=x"])) == nil)
         #expect(DigestAuthentication.preferredChallenge(in: AuthenticationChallenge.parse(["Digest nonce=x, algorithm=SHA-1"])) == nil)

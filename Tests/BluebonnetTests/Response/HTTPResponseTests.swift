@@ -38,6 +38,32 @@ import Testing
         #expect(TestRequests.response(200, headers: headers).expectedContentLength == expected)
     }
 
+    /// `suggestedFilename` is safe to append to a folder (what `suggestedDownloadDestination`
+    /// does): only the last path component of the server's name survives, whatever the
+    /// separators, control characters or combining marks around them.
+    @Test(arguments: [
+        ("attachment; filename=\"report.csv\"", "report.csv"),
+        ("attachment; filename=\"../../etc/passwd\"", "passwd"),
+        ("attachment; filename=\"C:\\\\temp\\\\x.txt\"", "x.txt"),
+        ("attachment; filename=\"dir/\"", "dir"),
+        ("attachment; filename=\"..\"", nil),
+        ("attachment; filename=\"a/..\"", nil),
+        ("attachment; filename=\"a\u{07}b\"", "ab"),
+        // `/` + U+0301 is one Character but still a separator byte to the kernel.
+        ("attachment; filename=\"../\u{301}x\"", "\u{301}x"),
+        ("attachment; filename=\"..\\\u{301}x\"", "\u{301}x"),
+        ("attachment; filename*=UTF-8''..%2F%CC%81..%2F%CC%81x", "\u{301}x"),
+        ("attachment; filename*=UTF-8''..%2F%CC%81", "\u{301}"),
+    ] as [(String, String?)])
+    func suggestedFilenameKeepsOnlyTheLastComponent(_ disposition: String, _ expected: String?) throws {
+        let url = try #require(URL(string: "https://example.com/fallback.bin"))
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: ["Content-Disposition": disposition]))
+        let name = response.suggestedFilename
+        #expect(name == (expected ?? "fallback.bin"))
+        #expect(name.map { !$0.utf8.contains(UInt8(ascii: "/")) && !$0.utf8.contains(UInt8(ascii: "\\")) } == true)
+    }
+
     // MARK: Foundation's HTTPURLResponse
 
     @Test func foundationsInitialiserTakesTheVersionTextAndSortsTheFields() throws {

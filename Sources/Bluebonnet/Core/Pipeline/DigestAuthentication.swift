@@ -214,12 +214,14 @@ enum DigestAuthentication {
         return String(repeating: "0", count: max(0, 8 - text.count)) + text
     }
 
-    /// A quoted-string (RFC 9110 §5.6.4), `"` and `\` escaped.
+    /// A quoted-string (RFC 9110 §5.6.4), `"` and `\` escaped. By Unicode scalars, not
+    /// Characters: a `"` followed by a combining mark is one Character that is not `"`, and would
+    /// have ended the quoted string unescaped (FuzzAuthChallenges' finding).
     static func quoted(_ text: String) -> String {
         var result = "\""
-        for character in text {
-            if character == "\"" || character == "\\" { result.append("\\") }
-            result.append(character)
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { result.unicodeScalars.append("\\") }
+            result.unicodeScalars.append(scalar)
         }
         return result + "\""
     }
