@@ -26,6 +26,23 @@ extension CompatibilityTests {
             }
             let invalid = await handled { done in Bluebonnet.request("http://exa mple.com:port/").response { done($0) } }
             #expect(invalid.error?.isInvalidURLError == true)
+
+            // Values typed as the protocol, as routers and Alamofire's own tests hold them (an
+            // explicit `as any URLConvertible` is never opened into a generic parameter): the
+            // request, upload, download and stream methods take `any URLConvertible`, as Alamofire's do.
+            let convertibles: [any URLConvertible] = [urlString, url, urlComponents]
+            for convertible in convertibles {
+                let response = await AF.request(convertible as (any URLConvertible), method: .post).serializingDecodable(Echo.self).response
+                #expect(response.value?.url == urlString)
+            }
+            let held: any URLConvertible = urlString
+            #expect(await AF.upload(Data("x".utf8), to: held).serializingData().response.response?.statusCode == 200)
+            #expect(await AF.download(held, method: .post).serializingData().response.response?.statusCode == 200)
+            var streamed: Int?
+            for await stream in AF.streamRequest(held, method: .post).streamTask().streamingData() {
+                if case let .complete(completion) = stream.event { streamed = completion.response?.statusCode }
+            }
+            #expect(streamed == 200)
         }
 
         /// "Type-Safe Routing": a type of one's own conforms to `URLConvertible`.

@@ -20,7 +20,7 @@ import FoundationEssentials
 ///   - headers: added to (and overriding) the session's default headers; default none.
 @discardableResult
 public func request(
-    _ url: some URLConvertible,
+    _ url: any URLConvertible,
     method: HTTPMethod = .get,
     parameters: Parameters? = nil,
     encoding: some ParameterEncoding = URLEncoding.default,
@@ -40,7 +40,7 @@ public func request(
 ///   - headers: added to (and overriding) the session's default headers; default none.
 @discardableResult
 public func request<Parameters: Encodable & Sendable>(
-    _ url: some URLConvertible,
+    _ url: any URLConvertible,
     method: HTTPMethod = .get,
     parameters: Parameters?,
     encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
@@ -70,7 +70,7 @@ public func request(_ urlRequest: any URLRequestConvertible) -> DataRequest {
 ///   - destination: where the file goes; nil (the default) keeps it in the temporary folder.
 @discardableResult
 public func download(
-    _ url: some URLConvertible,
+    _ url: any URLConvertible,
     method: HTTPMethod = .get,
     parameters: Parameters? = nil,
     encoding: some ParameterEncoding = URLEncoding.default,
@@ -100,7 +100,7 @@ public func download(resumingWith resumeData: Data, to destination: DownloadRequ
 /// `Alamofire.upload(_:to:method:headers:)` (method POST by default).
 @discardableResult
 public func upload(
-    _ fileURL: URL, to url: some URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil
+    _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil
 ) -> UploadRequest {
     Session.default.upload(fileURL, to: url, method: method, headers: headers)
 }
@@ -115,7 +115,7 @@ public func upload(_ fileURL: URL, with urlRequest: any URLRequestConvertible) -
 /// (method POST by default).
 @discardableResult
 public func upload(
-    _ data: Data, to url: some URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil
+    _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil
 ) -> UploadRequest {
     Session.default.upload(data, to: url, method: method, headers: headers)
 }
@@ -131,7 +131,7 @@ public func upload(_ data: Data, with urlRequest: any URLRequestConvertible) -> 
 /// no `InputStream`; a ``BodyStream`` takes its place (chunked unless `length` is given).
 @discardableResult
 public func upload(
-    _ stream: BodyStream, length: Int64? = nil, to url: some URLConvertible, method: HTTPMethod = .post,
+    _ stream: BodyStream, length: Int64? = nil, to url: any URLConvertible, method: HTTPMethod = .post,
     headers: HTTPHeaders? = nil
 ) -> UploadRequest {
     Session.default.upload(stream, length: length, to: url, method: method, headers: headers)
@@ -149,7 +149,7 @@ public func upload(_ stream: BodyStream, length: Int64? = nil, with urlRequest: 
 public func upload(
     multipartFormData: @escaping (MultipartFormData) -> Void,
     usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
-    to url: some URLConvertible,
+    to url: any URLConvertible,
     method: HTTPMethod = .post,
     headers: HTTPHeaders? = nil,
     queue: DispatchQueue? = nil,
@@ -200,7 +200,7 @@ extension Session {
     public func upload(
         multipartFormData: @escaping (MultipartFormData) -> Void,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
-        to url: some URLConvertible,
+        to url: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         queue: DispatchQueue? = nil,

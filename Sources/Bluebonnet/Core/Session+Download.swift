@@ -16,7 +16,7 @@ extension Session {
     ///   - destination: where the file goes (see ``DownloadRequest/Destination``); nil keeps it
     ///     in the system's temporary folder.
     public func download<Parameters: Encodable & Sendable>(
-        _ convertible: some URLConvertible,
+        _ convertible: any URLConvertible,
         method: HTTPMethod = .get,
         parameters: Parameters?,
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
@@ -37,7 +37,7 @@ extension Session {
     /// Downloads `convertible` into a file, with legacy `[String: Any]` parameters and a
     /// ``ParameterEncoding`` (default none); the other arguments as in the `Encodable` variant.
     public func download(
-        _ convertible: some URLConvertible,
+        _ convertible: any URLConvertible,
         method: HTTPMethod = .get,
         parameters: Parameters? = nil,
         encoding: some ParameterEncoding = URLEncoding.default,

@@ -17,7 +17,7 @@ extension Session {
     ///   - eventMonitors: told about this request's steps, after the session's monitors.
     ///   - requestModifier: a last change to the built request.
     public func streamRequest<Parameters: Encodable & Sendable>(
-        _ convertible: some URLConvertible,
+        _ convertible: any URLConvertible,
         method: HTTPMethod = .get,
         parameters: Parameters?,
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
@@ -41,7 +41,7 @@ extension Session {
     /// A streamed request with legacy `[String: Any]` parameters and a ``ParameterEncoding``
     /// (default none), the other arguments as in the `Encodable` variant.
     public func streamRequest(
-        _ convertible: some URLConvertible,
+        _ convertible: any URLConvertible,
         method: HTTPMethod = .get,
         parameters: Parameters? = nil,
         encoding: some ParameterEncoding = URLEncoding.default,

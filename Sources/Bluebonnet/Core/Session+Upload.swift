@@ -14,7 +14,7 @@ extension Session {
     ///   - requestModifier: a last change to the built request.
     public func upload(
         _ data: Data,
-        to convertible: some URLConvertible,
+        to convertible: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
@@ -45,7 +45,7 @@ extension Session {
     /// the request). The other parameters as in ``upload(_:to:method:headers:interceptor:shouldAutomaticallyResume:fileManager:requestModifier:)``.
     public func upload(
         _ fileURL: URL,
-        to convertible: some URLConvertible,
+        to convertible: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
@@ -79,7 +79,7 @@ extension Session {
     public func upload(
         _ stream: BodyStream,
         length: Int64? = nil,
-        to convertible: some URLConvertible,
+        to convertible: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
@@ -113,7 +113,7 @@ extension Session {
     /// they are sent.
     public func upload(
         multipartFormData: @escaping (MultipartFormData) -> Void,
-        to url: some URLConvertible,
+        to url: any URLConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
@@ -150,7 +150,7 @@ extension Session {
     /// Uploads `multipartFormData` (Alamofire's value form); see the builder form.
     public func upload(
         multipartFormData: MultipartFormData,
-        to url: some URLConvertible,
+        to url: any URLConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
@@ -185,7 +185,7 @@ extension Session {
     // MARK: Making upload requests
 
     func upload(
-        _ uploadable: UploadRequest.Uploadable, to convertible: some URLConvertible, method: HTTPMethod,
+        _ uploadable: UploadRequest.Uploadable, to convertible: any URLConvertible, method: HTTPMethod,
         headers: HTTPHeaders?, interceptor: (any RequestInterceptor)?,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?
     ) -> UploadRequest {

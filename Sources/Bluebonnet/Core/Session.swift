@@ -224,7 +224,7 @@ public final class Session: Sendable {
     ///   - eventMonitors: told about this request's steps, after the session's monitors. Default none.
     ///   - requestModifier: a last change to the built request.
     public func request<Parameters: Encodable & Sendable>(
-        _ convertible: some URLConvertible,
+        _ convertible: any URLConvertible,
         method: HTTPMethod = .get,
         parameters: Parameters?,
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder.default,
@@ -243,7 +243,7 @@ public final class Session: Sendable {
     /// A request for `convertible` with legacy `[String: Any]` parameters and a ``ParameterEncoding``
     /// (the other arguments as in the `Encodable` variant).
     public func request(
-        _ convertible: some URLConvertible,
+        _ convertible: any URLConvertible,
         method: HTTPMethod = .get,
         parameters: Parameters? = nil,
         encoding: some ParameterEncoding = URLEncoding.default,
@@ -289,7 +289,7 @@ public final class Session: Sendable {
     /// Builds (URL, method, headers), encodes the parameters with `encode`, applies the modifier;
     /// any failure becomes the request's error rather than a throw at the call site.
     func makeRequest(
-        _ convertible: some URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+        _ convertible: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
         interceptor: (any RequestInterceptor)?, eventMonitors: [any EventMonitor],
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?,
         encode: (HTTPRequest) throws -> HTTPRequest
@@ -301,7 +301,7 @@ public final class Session: Sendable {
 
     /// The build step of the URL-and-parameters variants of every request kind.
     func build(
-        _ convertible: some URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+        _ convertible: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
         requestModifier: (@Sendable (inout HTTPRequest) throws -> Void)?,
         encode: (HTTPRequest) throws -> HTTPRequest
     ) -> Result<HTTPRequest, BluebonnetError> {
@@ -312,7 +312,7 @@ public final class Session: Sendable {
         }
     }
 
-    private static func build(url: some URLConvertible, _ body: () throws -> HTTPRequest) -> Result<HTTPRequest, BluebonnetError> {
+    private static func build(url: any URLConvertible, _ body: () throws -> HTTPRequest) -> Result<HTTPRequest, BluebonnetError> {
         do {
             return .success(try body())
         } catch {
@@ -320,7 +320,7 @@ public final class Session: Sendable {
         }
     }
 
-    private static func buildError(_ error: any Error, url: some URLConvertible) -> BluebonnetError {
+    private static func buildError(_ error: any Error, url: any URLConvertible) -> BluebonnetError {
         if let error = error as? BluebonnetError { return error }
         if let build = error as? RequestBuildError, build.code == .invalidURL {
             return .invalidURL(url: "\(url)")

@@ -139,7 +139,7 @@ public struct HTTPRequest: Sendable, Hashable, URLRequestConvertible {
     ///   - method: The method (Alamofire requires it; here it defaults to `GET`).
     ///   - headers: The header fields; nil (none) by default.
     /// - Throws: `RequestBuildError` with code `.invalidURL` when `url` is not a URL.
-    public init(url: some URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil) throws {
+    public init(url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil) throws {
         self.init(url: try url.asURL(), method: method, headers: headers ?? [], content: .empty)
     }
 
