@@ -300,6 +300,8 @@ struct FaultMatrixTests {
             // The RST after half the body: the peer ended the connection during the response.
             let error = try Self.expectExchangeFailure(outcome, .connectionClosedDuringResponse)
             #expect(error?.isBeforeAnyResponseByte == false)
+            let transport = error?.underlyingError as? TransportError
+            #expect(transport?.ioError?.errno == ECONNRESET, "\(String(describing: error))")
         case .headTrickledIdleRead:
             let error = try Self.expectExchangeFailure(outcome, .idleReadTimeout)
             #expect(error?.isBeforeAnyResponseByte == false, "a byte came; then none for half a second")
