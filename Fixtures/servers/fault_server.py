@@ -39,7 +39,8 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /echo                                | 200 JSON {"method", "target", "version", "headers": [[name, value], ...], "body_length", "body_sha256"}, keep-alive |
 | /redirect?to=URL&status=S            | S (default 302) with `Location: URL`, empty body |
 | /status/S?retry_after=V              | status S with a short text body (none for 1xx/204/304); with `retry_after`, a `Retry-After: V` field |
-| /hits?path=P                         | 200 JSON {"hits": n, "received": m}: n is how many requests for path P (without its query) this server has read and acted on so far, this one aside; m also counts the requests it read and then dropped (`/close-on-next-request`, `/vanish-on-next-request`) |
+| /hits?path=P                         | 200 JSON {"hits": n}: how many requests for path P (without its query) this server has read so far, this one aside |
+| /received?path=P                     | 200 JSON {"hits": n, "received": m}: n as /hits gives it; m also counts the requests for P it read and then dropped unanswered (`/close-on-next-request`, `/vanish-on-next-request`) |
 | /early-hints?count=N                 | N (default 1, at most 10) `103 Early Hints` heads, each with its own `Link` field, then 200 "ok", keep-alive |
 | /trailers                            | 200 chunked "first second " with `Trailer: X-Checksum, X-Count` and those two trailer fields after the last chunk, keep-alive |
 | /latin1                              | 200 "ok" with obs-text: `X-Latin1: caf\\xe9 na\\xefve` (ISO-8859-1 bytes E9, EF: not UTF-8), `X-UTF8: caf\\xc3\\xa9` (the UTF-8 of "café"), `X-Ascii: plain`, keep-alive |
@@ -595,6 +596,10 @@ class Connection:
             extra = [("Retry-After", req.query["retry_after"])] if "retry_after" in req.query else []
             await self.respond(req, status, f"{status} {reason(status)}\n".encode(), headers=extra, close=close)
         elif p == "/hits":
+            path = req.query.get("path", "")
+            body = json.dumps({"hits": self.server.hits.get(path, 0)}).encode()
+            await self.respond(req, 200, body, "application/json", close=close)
+        elif p == "/received":
             path = req.query.get("path", "")
             body = json.dumps({"hits": self.server.hits.get(path, 0),
                                "received": self.server.received.get(path, 0)}).encode()
