@@ -235,8 +235,10 @@ struct FaultMatrixTests {
             try await Self.shutDown(session, ports: ports, folder: folder)
 
         case .connectionRefused:
-            // A port that was bound, then closed: nothing listens, the kernel answers RST.
-            let port = try Self.closedPort()
+            // A port held bound without listening: nothing accepts, the kernel answers RST, and no
+            // other test can take the port meanwhile (a port bound, then closed, can be reused).
+            let (port, held) = try Self.refusingPort()
+            defer { close(held) }
             let session = Session(configuration: configuration)
             let before = DescriptorCensus.unconnectedStreamSockets()
             let attempts = 12
@@ -480,11 +482,12 @@ struct FaultMatrixTests {
         return try conn.get().conn - 1
     }
 
-    /// A loopback port nothing listens on: bound (so the OS picked a free one), then closed.
-    static func closedPort() throws -> Int {
+    /// A loopback port nothing listens on, and the socket that holds it: bound (the OS picks a
+    /// free port) and never listening, so connections to it are refused for as long as the
+    /// caller keeps the socket open.
+    static func refusingPort() throws -> (port: Int, socket: CInt) {
         let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
@@ -494,7 +497,14 @@ struct FaultMatrixTests {
                 Glibc.bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
             }
         }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(fd)
+            throw SocketFailed(errno: errno)
+        }
+        return (Int(UInt16(bigEndian: address.sin_port)), fd)
+    }
+
+    struct SocketFailed: Error {
+        var errno: CInt
     }
 }
