@@ -23,7 +23,7 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /close-idle?after_ms=D               | 200 keep-alive, then FIN once the connection has been idle D ms (default 100); a request arriving earlier is served and the idle limit stays D |
 | /close-after-response                | 200 with `Connection: keep-alive`, then FIN at once (a stale pooled connection) |
 | /rst-after-response                  | 200 with `Connection: keep-alive`, then RST (SO_LINGER 0) once the client has ACKed the response |
-| /close-on-next-request?delay_ms=D    | 200 keep-alive (after D ms, default 0: so that concurrent requests hold several connections); the next request on the connection is read whole, then FIN without an answer (the server closed an idle connection just as the client reused it, RFC 9112 §9.3.1, made deterministic) |
+| /close-on-next-request?together=N    | 200 keep-alive (with N > 1: only once N such requests have arrived, at most 10 s, so that N concurrent requests surely hold N connections); the next request on the connection is read whole, then FIN without an answer (the server closed an idle connection just as the client reused it, RFC 9112 §9.3.1, made deterministic) |
 | /reset-mid-body?size=N&after=K       | Content-Length N (default 1000), K bytes (default N/2), RST after they are ACKed |
 | /close-mid-body?size=N&after=K       | same, FIN instead of RST |
 | /chunked-truncated                   | chunked body, three chunks, no last chunk, then FIN |
@@ -448,7 +448,9 @@ class Connection:
             return False
         elif p == "/close-on-next-request":
             self.drop_next = True
-            await asyncio.sleep(max(0, req.int_arg("delay_ms", 0)) / 1000)
+            together = req.int_arg("together", 0)
+            if together > 1:
+                await self.server.meet(together)
             await self.respond(req, 200, b"ok", close=close, keep_alive_header=True)
         elif p == "/rst-after-response":
             await self.respond(req, 200, b"ok", keep_alive_header=True)
@@ -616,6 +618,18 @@ class FaultServer:
         self.hits = {}
         self.received = {}
         self.tasks = set()
+        self.met = 0  # requests arrived at the meeting point (/close-on-next-request?together=N)
+        self.all_met = asyncio.Event()
+
+    async def meet(self, count):
+        """Waits until `count` requests have called this (bounded: 10 s)."""
+        self.met += 1
+        if self.met >= count:
+            self.all_met.set()
+        try:
+            await asyncio.wait_for(self.all_met.wait(), 10)
+        except asyncio.TimeoutError:
+            pass
 
     async def handle(self, reader, writer):
         self.count += 1
