@@ -23,7 +23,7 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /close-idle?after_ms=D               | 200 keep-alive, then FIN once the connection has been idle D ms (default 100); a request arriving earlier is served and the idle limit stays D |
 | /close-after-response                | 200 with `Connection: keep-alive`, then FIN at once (a stale pooled connection) |
 | /rst-after-response                  | 200 with `Connection: keep-alive`, then RST (SO_LINGER 0) once the client has ACKed the response |
-| /close-on-next-request               | 200 keep-alive; the next request on the connection is read whole, then FIN without an answer (the server closed an idle connection just as the client reused it, RFC 9112 §9.3.1, made deterministic) |
+| /close-on-next-request?together=N    | 200 keep-alive (with N > 1: only once N such requests have arrived, at most 10 s, so that N concurrent requests surely hold N connections); the next request on the connection is read whole, then FIN without an answer (the server closed an idle connection just as the client reused it, RFC 9112 §9.3.1, made deterministic) |
 | /reset-mid-body?size=N&after=K       | Content-Length N (default 1000), K bytes (default N/2), RST after they are ACKed |
 | /close-mid-body?size=N&after=K       | same, FIN instead of RST |
 | /chunked-truncated                   | chunked body, three chunks, no last chunk, then FIN |
@@ -40,9 +40,17 @@ Body bytes are the pattern `0123456789abcdef` repeated, so truncation is easy to
 | /redirect?to=URL&status=S            | S (default 302) with `Location: URL`, empty body |
 | /status/S?retry_after=V              | status S with a short text body (none for 1xx/204/304); with `retry_after`, a `Retry-After: V` field |
 | /hits?path=P                         | 200 JSON {"hits": n}: how many requests for path P (without its query) this server has read so far, this one aside |
+| /received?path=P                     | 200 JSON {"hits": n, "received": m}: n as /hits gives it; m also counts the requests for P it read and then dropped unanswered (`/close-on-next-request`, `/vanish-on-next-request`) |
 | /early-hints?count=N                 | N (default 1, at most 10) `103 Early Hints` heads, each with its own `Link` field, then 200 "ok", keep-alive |
 | /trailers                            | 200 chunked "first second " with `Trailer: X-Checksum, X-Count` and those two trailer fields after the last chunk, keep-alive |
 | /latin1                              | 200 "ok" with obs-text: `X-Latin1: caf\\xe9 na\\xefve` (ISO-8859-1 bytes E9, EF: not UTF-8), `X-UTF8: caf\\xc3\\xa9` (the UTF-8 of "café"), `X-Ascii: plain`, keep-alive |
+| /trickle-head?bytes_per_s=B         | a 200 head (about 120 bytes) sent one byte at a time at B bytes/s (default 1), then "ok"; closes when the client does |
+| /endless-headers?line=N              | a status line, then `X-Filler-k` field lines of about N bytes each (default 1000) without end (stops at 64 MiB or when the client closes): a head past any limit |
+| /informational-flood?count=N         | N informational heads (alternately `100 Continue` and `103 Early Hints`; default 1000, at most 100000), then 200 "ok", keep-alive; stops early when the client closes |
+| /chunk-extension?bytes=N             | 200 chunked whose first chunk-size line carries an N-byte extension (`1;x=aaaa…`, default 1 MiB), then the chunk "o", "k" and the last chunk; stops early when the client closes |
+| /vanish-on-next-request              | 200 keep-alive; the next request on the connection is read (head only), then nothing: no answer, no FIN, no RST (a peer that vanished, seen from the client) until the client closes or --hold s pass |
+| any path with idle_close_max_ms=M    | served as usual; then the connection waits at most a random D in [0, M] ms (drawn after each response, seeded by the connection's number) for the next request and closes (FIN) when it has not come: idle keep-alive connections closed at random points, racing the client's reuse (RFC 9112 §9.3.1) |
+| a connection whose first byte is 0x16 | a TLS handshake record: the ClientHello record is read, and nothing is ever answered (a TLS peer that stops mid-handshake); closes when the client does |
 | anything else                        | 404 |
 
 Malformed requests get 400 and a close. The RST/FIN-after-ACK paths wait (bounded, 2 s) until the
@@ -165,15 +173,20 @@ class Connection:
         self.requests = 0
         self.idle_limit = None  # seconds; set by /close-idle
         self.drop_next = False  # set by /close-on-next-request
+        self.vanish_next = False  # set by /vanish-on-next-request
+        self.prefix = b""  # bytes read ahead of the head reader (the TLS sniff's first byte)
+        self.random_idle_max = None  # seconds; set by idle_close_max_ms (random idle closes)
+        self.rng = random.Random(number)
         self.sock = writer.get_extra_info("socket")
 
     # -- reading -------------------------------------------------------------------------------
 
     async def read_head(self):
         try:
-            raw = await self.reader.readuntil(b"\r\n\r\n")
+            raw = self.prefix + await self.reader.readuntil(b"\r\n\r\n")
         except asyncio.LimitOverrunError:
             raise BadRequest("head too large")
+        self.prefix = b""
         return parse_head(raw[:-4])
 
     async def read_body(self, req):
@@ -301,9 +314,23 @@ class Connection:
 
     async def run(self):
         try:
+            # A TLS ClientHello (a handshake record, content type 22) instead of HTTP: read the
+            # record and never answer, a TLS peer that stops mid-handshake.
+            first = await self.reader.read(1)
+            if not first:
+                return
+            if first == b"\x16":
+                header = await self.reader.readexactly(4)
+                await self.reader.readexactly(struct.unpack("!H", header[2:4])[0])
+                await self.hold_until_peer_closes()
+                return
+            self.prefix = first  # the first byte of the first request head
             while True:
                 try:
-                    if self.idle_limit is not None:
+                    if self.random_idle_max is not None:
+                        limit = self.rng.uniform(0, self.random_idle_max)
+                        req = await asyncio.wait_for(self.read_head(), limit)
+                    elif self.idle_limit is not None:
                         req = await asyncio.wait_for(self.read_head(), self.idle_limit)
                     else:
                         req = await self.read_head()
@@ -313,8 +340,12 @@ class Connection:
                 except asyncio.IncompleteReadError:
                     return  # the client closed between requests
                 self.requests += 1
+                self.server.received[req.path] = self.server.received.get(req.path, 0) + 1
+                if self.vanish_next:
+                    await self.hold_without_reading()
+                    return
                 if self.drop_next:
-                    if req.path not in ("/no-read", "/accept-never-answer", "/stall-head"):
+                    if req.path not in ("/no-read", "/accept-never-answer", "/stall-head", "/vanish-on-next-request"):
                         await self.read_body(req)  # read whole, so the close is a FIN, not an RST
                     await self.fin()
                     return
@@ -398,6 +429,8 @@ class Connection:
         await self.read_body(req)
         close = req.wants_close()
         self.server.hits[p] = self.server.hits.get(p, 0) + 1
+        if "idle_close_max_ms" in req.query:
+            self.random_idle_max = max(0, req.int_arg("idle_close_max_ms", 0)) / 1000
 
         if p == "/ok":
             n = req.int_arg("size", -1)
@@ -415,11 +448,62 @@ class Connection:
             return False
         elif p == "/close-on-next-request":
             self.drop_next = True
+            together = req.int_arg("together", 0)
+            if together > 1:
+                await self.server.meet(together)
             await self.respond(req, 200, b"ok", close=close, keep_alive_header=True)
         elif p == "/rst-after-response":
             await self.respond(req, 200, b"ok", keep_alive_header=True)
             await self.rst()
             return False
+        elif p == "/vanish-on-next-request":
+            self.vanish_next = True
+            await self.respond(req, 200, b"ok", close=close, keep_alive_header=True)
+        elif p == "/trickle-head":
+            rate = max(1, req.int_arg("bytes_per_s", 1))
+            out = self.head(200, [("Content-Type", "text/plain"), ("X-Trickle", "one byte at a time")], 2) + b"ok"
+            for i in range(len(out)):
+                self.writer.write(out[i:i + 1])
+                await self.writer.drain()
+                await asyncio.sleep(1 / rate)
+            await self.hold_until_peer_closes()
+            return False
+        elif p == "/endless-headers":
+            line = max(16, req.int_arg("line", 1000))
+            self.writer.write(b"HTTP/1.1 200 OK\r\nServer: bluebonnet-fault\r\n")
+            sent, k = 0, 0
+            while sent < 64 << 20:
+                field = b"X-Filler-%d: " % k
+                chunk = field + b"f" * max(1, line - len(field) - 2) + b"\r\n"
+                self.writer.write(chunk)
+                await self.writer.drain()
+                sent += len(chunk)
+                k += 1
+            await self.fin()
+            return False
+        elif p == "/informational-flood":
+            count = min(100000, max(0, req.int_arg("count", 1000)))
+            for i in range(count):
+                if i % 2 == 0:
+                    self.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                else:
+                    self.writer.write(self.head(103, [("Link", f"</s{i}.css>; rel=preload; as=style")]))
+                if i % 64 == 63:
+                    await self.writer.drain()
+            await self.respond(req, 200, b"ok", close=close)
+        elif p == "/chunk-extension":
+            size = max(0, req.int_arg("bytes", 1 << 20))
+            self.writer.write(self.head(200, [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")])
+                              + b"1;x=")
+            sent = 0
+            while sent < size:
+                n = min(1 << 14, size - sent)
+                self.writer.write(b"a" * n)
+                await self.writer.drain()
+                sent += n
+            self.writer.write(b"\r\no\r\n1\r\nk\r\n0\r\n\r\n")
+            await self.writer.drain()
+            return not close
         elif p == "/form":
             body = json.dumps(parse_form(req.header("content-type") or "", req.body or b"")).encode()
             await self.respond(req, 200, body, "application/json", close=close)
@@ -517,6 +601,11 @@ class Connection:
             path = req.query.get("path", "")
             body = json.dumps({"hits": self.server.hits.get(path, 0)}).encode()
             await self.respond(req, 200, body, "application/json", close=close)
+        elif p == "/received":
+            path = req.query.get("path", "")
+            body = json.dumps({"hits": self.server.hits.get(path, 0),
+                               "received": self.server.received.get(path, 0)}).encode()
+            await self.respond(req, 200, body, "application/json", close=close)
         else:
             await self.respond(req, 404, b"no such fault\n", close=close)
         return not close
@@ -527,7 +616,20 @@ class FaultServer:
         self.hold = hold
         self.count = 0
         self.hits = {}
+        self.received = {}
         self.tasks = set()
+        self.met = 0  # requests arrived at the meeting point (/close-on-next-request?together=N)
+        self.all_met = asyncio.Event()
+
+    async def meet(self, count):
+        """Waits until `count` requests have called this (bounded: 10 s)."""
+        self.met += 1
+        if self.met >= count:
+            self.all_met.set()
+        try:
+            await asyncio.wait_for(self.all_met.wait(), 10)
+        except asyncio.TimeoutError:
+            pass
 
     async def handle(self, reader, writer):
         self.count += 1

@@ -2,7 +2,8 @@
 """Bluebonnet's HTTP proxy fixture: forwards absolute-form requests and opens CONNECT tunnels.
 
   python3 proxy_server.py [--port 0] [--log FILE] [--auth USER:PASS] [--refuse-connect STATUS]
-                          [--stall-connect] [--tls CERT KEY] [--tls-origin CERT KEY]
+                          [--stall-connect] [--drop-connect WHEN] [--tls CERT KEY]
+                          [--tls-origin CERT KEY]
 
 Python 3.11 standard library only. Binds 127.0.0.1 only; with --port 0 (the default) the OS picks
 the port. The first line on stdout is `LISTENING <port>` (flushed), the readiness signal; with
@@ -24,10 +25,15 @@ What it does (RFC 9110 §3.7, §9.3.6; RFC 9112 §3.2):
 - --refuse-connect STATUS (403 or 407): every CONNECT is answered STATUS with a body, then closed.
 - --stall-connect: every CONNECT is read and logged, then never answered (the client's timeout);
   the connection closes when the client closes it.
+- --drop-connect before|after: a proxy that drops the tunnel. `before`: every CONNECT is read and
+  logged, then the connection is closed (FIN) without an answer. `after`: the target is connected
+  to and `200 Connection established` sent, then the client's first record (a TLS ClientHello)
+  is read and both connections are closed (FIN) before a byte is relayed.
 - --tls CERT KEY: the proxy itself speaks TLS (an `https://` proxy) on its port.
 - --log FILE: one JSON object per request line received, written and flushed before the request is
   acted on: {"conn": n, "method", "target", "version", "headers": [[name, value], ...], "action"},
-  where conn numbers client connections from 1 and action is forward, tunnel, refused or bad.
+  where conn numbers client connections from 1 and action is forward, tunnel, refused, stalled,
+  dropped or bad.
 - --tls-origin CERT KEY: also serve HTTPS on another loopback port (the "origin" behind a
   tunnel): every request gets 200 JSON {"conn", "request_index", "method", "target", "headers"},
   keep-alive. It shows what arrived inside the tunnel (`Proxy-Authorization` must not).
@@ -114,6 +120,9 @@ class Proxy:
                     self.record(conn, method, target, version, headers, "stalled")
                     await reader.read()
                     return
+                if method == "CONNECT" and self.args.drop_connect == "before":
+                    self.record(conn, method, target, version, headers, "dropped")
+                    return
                 if method == "CONNECT":
                     self.record(conn, method, target, version, headers, "tunnel")
                     await self.tunnel(target, reader, writer)
@@ -160,6 +169,16 @@ class Proxy:
             return
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         await writer.drain()
+        if self.args.drop_connect == "after":
+            # Read the client's first record (its TLS ClientHello) so that the close is a FIN,
+            # not a reset for unread bytes, then drop both sides.
+            up_writer.close()
+            try:
+                header = await reader.readexactly(5)
+                await reader.readexactly(int.from_bytes(header[3:5], "big"))
+            except (asyncio.IncompleteReadError, ConnectionError):
+                pass
+            return
 
         async def pipe(source, sink):
             try:
@@ -276,6 +295,8 @@ async def main():
     ap.add_argument("--auth", default=None, help="USER:PASS required as Proxy-Authorization: Basic")
     ap.add_argument("--refuse-connect", type=int, choices=[403, 407], default=None, help="answer every CONNECT so")
     ap.add_argument("--stall-connect", action="store_true", help="never answer CONNECT")
+    ap.add_argument("--drop-connect", choices=["before", "after"], default=None,
+                    help="close every CONNECT before answering it, or right after its 200")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), default=None, help="serve the proxy itself over TLS")
     ap.add_argument("--tls-origin", nargs=2, metavar=("CERT", "KEY"), default=None, help="also serve an HTTPS echo origin")
     args = ap.parse_args()

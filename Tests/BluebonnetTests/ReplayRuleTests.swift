@@ -5,8 +5,8 @@ import BluebonnetTransport
 import Testing
 
 /// The replay rule (ARCHITECTURE.md: "a request that fails on a reused connection before any
-/// response byte arrived is retried once on a fresh connection when it is idempotent and its body
-/// can be replayed"; RFC 9112 §9.3.1.1).
+/// response byte arrived is sent again when it is idempotent and its body can be replayed, once
+/// per dead pooled connection it meets; a failure on a new connection is final"; RFC 9112 §9.3.1.1).
 @Suite struct ReplayRuleTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
@@ -45,7 +45,10 @@ import Testing
         .init(name: "a streamed body cannot be replayed", failure: .closed, reused: true, beforeAnyByte: true, method: .put, body: .stream(length: nil), attempt: 1, replay: false),
         .init(name: "a fresh connection is not stale", failure: .closed, reused: false, beforeAnyByte: true, method: .get, body: .none, attempt: 1, replay: false),
         .init(name: "after a response byte, never", failure: .closedDuring, reused: true, beforeAnyByte: false, method: .get, body: .none, attempt: 1, replay: false),
-        .init(name: "only once", failure: .closed, reused: true, beforeAnyByte: true, method: .get, body: .none, attempt: 2, replay: false),
+        .init(name: "a replay that met another stale pooled connection is replayed again", failure: .closed, reused: true, beforeAnyByte: true, method: .get, body: .none, attempt: 2, replay: true),
+        .init(name: "up to the attempt limit", failure: .closed, reused: true, beforeAnyByte: true, method: .get, body: .none, attempt: HTTP1Exchange.ReplayRule.maximumAttempts - 1, replay: true),
+        .init(name: "not past it", failure: .closed, reused: true, beforeAnyByte: true, method: .get, body: .none, attempt: HTTP1Exchange.ReplayRule.maximumAttempts, replay: false),
+        .init(name: "a replay that failed on a new connection is not replayed again", failure: .closed, reused: false, beforeAnyByte: true, method: .get, body: .none, attempt: 2, replay: false),
         .init(name: "idle-read timeout: the server is slow, not gone", failure: .idleRead, reused: true, beforeAnyByte: true, method: .get, body: .none, attempt: 1, replay: false),
         .init(name: "total timeout", failure: .total, reused: true, beforeAnyByte: true, method: .get, body: .none, attempt: 1, replay: false),
         .init(name: "cancellation", failure: .cancelled, reused: true, beforeAnyByte: true, method: .get, body: .none, attempt: 1, replay: false),

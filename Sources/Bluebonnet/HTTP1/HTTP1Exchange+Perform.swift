@@ -6,8 +6,9 @@ import Synchronization
 /// Sends `request` to `endpoint` over HTTP/1.1 with a connection from `pool`, reads the response
 /// into memory, and gives the connection back (for reuse when the exchange allows it).
 ///
-/// A request that fails on a reused connection before any response byte is replayed once on a
-/// fresh lease when `HTTP1Exchange.ReplayRule` allows it (idempotent method, replayable body).
+/// A request that fails on a reused connection before any response byte is replayed on a new
+/// lease when `HTTP1Exchange.ReplayRule` allows it (idempotent method, replayable body; again
+/// after each failure on another reused connection, up to its attempt limit).
 /// `timeouts.total` spans everything, leasing included: it becomes the lease's deadline, and each
 /// attempt gets what is left of it.
 ///
@@ -24,7 +25,7 @@ import Synchronization
 ///     response then has an empty body); nil to collect the body in memory.
 ///   - progress: where transfer progress is reported; nil for none.
 ///   - transactionStarted: called (in the caller's task) before each attempt asks the pool for a
-///     connection: once, or twice with the replay.
+///     connection: once per attempt.
 ///   - transactionFinished: called (in the caller's task) after each attempt with its metrics,
 ///     a failed lease included (then without connection facts).
 /// - Throws: `ExchangeError`: `localProtocol` when the head cannot be encoded (checked before any
