@@ -15,6 +15,21 @@ import Testing
         #expect((object?["bar"] as? [String: String]) == ["baz": "qux"])
     }
 
+    /// `URLEncoding(boolEncoding: .literal)` writes Booleans as `true`/`false` and leaves numbers
+    /// alone, also `NSNumber`s holding 1 or 0, which bridge to `Bool` on Linux (Alamofire tells
+    /// them apart by the number's type, and its test expects exactly this query).
+    @Test func literalBooleansLeaveNSNumbersAlone() throws {
+        let parameters: Parameters = [
+            "a": 1, "b": 0, "c": 1.0, "d": 0.0,
+            "e": NSNumber(value: 1), "f": NSNumber(value: 0), "g": NSNumber(value: 1.0), "h": NSNumber(value: 0.0),
+            "i": true, "j": false, "k": NSNumber(value: true), "l": NSNumber(value: false),
+        ]
+        let encoded = try URLEncoding(boolEncoding: .literal).encode(try HTTPRequest(url: "https://example.com/"), with: parameters)
+        #expect(encoded.url?.query == "a=1&b=0&c=1&d=0&e=1&f=0&g=1&h=0&i=true&j=false&k=true&l=false")
+        let numeric = try URLEncoding.default.encode(try HTTPRequest(url: "https://example.com/"), with: ["e": NSNumber(value: 1), "k": NSNumber(value: true)])
+        #expect(numeric.url?.query == "e=1&k=1")
+    }
+
     @Test func jsonPrettyPrintedAndJSONObjects() throws {
         let pretty = try JSONEncoding.prettyPrinted.encode(try post(), with: ["a": 1])
         #expect(String(decoding: pretty.httpBody!, as: UTF8.self).contains("\n"))

@@ -130,7 +130,7 @@ public struct URLEncoding: ParameterEncoding {
             for (index, element) in array.enumerated() {
                 components += queryComponents(fromKey: arrayEncoding.encode(key: key, atIndex: index), value: element)
             }
-        case let bool as Bool:
+        case let bool as Bool where Self.isBoolean(value):
             components.append((escape(key), escape(boolEncoding.encode(value: bool))))
         case let double as Double:
             components.append((escape(key), escape(Self.numberText(double))))
@@ -140,6 +140,16 @@ public struct URLEncoding: ParameterEncoding {
             components.append((escape(key), escape("\(value)")))
         }
         return components
+    }
+
+    /// Whether `value` is a Boolean, not a number that casts to one: Foundation's `NSNumber`
+    /// bridges to `Bool` whatever it holds (`NSNumber(value: 1) as? Bool` is `true`), and only
+    /// its Boolean subclass holds a Boolean, as Alamofire tells them apart (`objCType` `c`) so
+    /// that `.literal` Booleans leave numbers alone.
+    static func isBoolean(_ value: any Any) -> Bool {
+        let type = Swift.type(of: value)
+        if type == Bool.self { return true }
+        return type is AnyClass && String(describing: type) == "__NSCFBoolean"
     }
 
     /// A floating-point value as Alamofire writes it through `NSNumber`: without a fraction when
