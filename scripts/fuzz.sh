@@ -4,6 +4,9 @@
 #   scripts/fuzz.sh                 build, replay known findings, fuzz each target FUZZ_SECONDS (30)
 #   FUZZ_SECONDS=600 scripts/fuzz.sh
 #   FUZZ_TARGETS=FuzzResponseParser scripts/fuzz.sh
+#   FUZZ_TIMEOUT=60 nice -n 19 scripts/fuzz.sh   a long run at low priority: libFuzzer's per-input
+#                                                 timeout is wall time, and a starved process
+#                                                 otherwise reports inputs that take 1 ms as hangs
 #
 # Seeds are copied into a temporary corpus, so the repository stays clean. Exits non-zero on any
 # finding (crash, failed invariant, leak, timeout, OOM) and prints where the reproducer was saved.
@@ -26,6 +29,7 @@ TARGETS=(
 
 # 30 s per target by default: eight targets, about 4 minutes of fuzzing in CI's bounded pass.
 seconds=${FUZZ_SECONDS:-30}
+timeout=${FUZZ_TIMEOUT:-10}   # seconds one input may take before it counts as a hang
 only=${FUZZ_TARGETS:-}
 scratch=Fuzz/.build-fuzz
 saved="$root/$scratch/findings"   # reproducers of this run (ignored by git)
@@ -59,7 +63,7 @@ for line in "${TARGETS[@]}"; do
   if [ -d "Fixtures/fuzz/$seeds" ]; then
     cp -R "Fixtures/fuzz/$seeds/." "$work/$target/corpus/"
   fi
-  args=(-max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+  args=(-max_len=65536 -rss_limit_mb=2048 -timeout="$timeout" -print_final_stats=1
         -artifact_prefix="$work/$target/artifacts/")
   if [ "$dict" != "-" ]; then args+=(-dict="Fixtures/fuzz/$dict"); fi
 
