@@ -68,3 +68,34 @@ import Testing
         #expect(HTTPMethod.get.rawValue == "GET")
     }
 }
+
+/// Alamofire's `InputStream` bodies: a multipart stream part and an upload take one, read in
+/// chunks into the same bytes a ``BodyStream`` gives.
+@Suite struct InputStreamBodyTests {
+    @Test func aMultipartStreamPartReadsTheInputStream() async throws {
+        let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let fromStream = MultipartFormData(boundary: "b")
+        fromStream.append(InputStream(data: payload), withLength: UInt64(payload.count), name: "f", fileName: "f.bin", mimeType: "application/octet-stream")
+        fromStream.append(InputStream(data: Data("v".utf8)), withLength: 1, headers: ["Content-Disposition": "form-data; name=\"v\""])
+        let fromData = MultipartFormData(boundary: "b")
+        fromData.append(payload, withName: "f", fileName: "f.bin", mimeType: "application/octet-stream")
+        fromData.append(Data("v".utf8), withName: "v")
+        #expect(try await fromStream.encoded() == fromData.encode())
+    }
+
+    @Test func chunksFollowTheChunkSizeAndAFileStreamEnds() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-inputstream-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(repeating: 7, count: 10).write(to: file)
+        var chunks: [Int] = []
+        for try await chunk in BodyStream(try #require(InputStream(url: file)), chunkSize: 4) { chunks.append(chunk.count) }
+        #expect(chunks == [4, 4, 2])
+    }
+
+    @Test func anUnreadableStreamFailsTheBody() async throws {
+        let missing = InputStream(fileAtPath: "/nonexistent/bluebonnet-\(UUID().uuidString)")
+        await #expect(throws: (any Error).self) {
+            for try await _ in BodyStream(try #require(missing)) {}
+        }
+    }
+}
