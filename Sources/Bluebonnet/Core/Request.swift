@@ -180,7 +180,14 @@ public class Request: @unchecked Sendable {
         }
         if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(false) } }
         if start {
-            let task = Task { await self.run() }
+            // The request's task runs on a loop: the caller's, when it is on one of the session's
+            // loops (a task preferring ``Session/executor``), else the one the pool's idle
+            // connection most likely lives on. Starting it is the one hand-off to the loop; the
+            // lease, the write and the response's resumption then happen there without a hop, and
+            // finishing resumes the awaiting caller (the one hop back). Serializing runs in the
+            // caller's task, off the loop.
+            let loop = session.group.currentLoop ?? session.pool.preferredLoop
+            let task = Task(executorPreference: loop) { await self.run() }
             mutable.withLock { $0.task = task }
         }
         return self
@@ -428,11 +435,15 @@ public class Request: @unchecked Sendable {
         if resuming && resumesAutomatically { resume() }
     }
 
-    /// ``whenFinished(resuming:_:)`` for a response handler: `body` (which serializes) runs on the
-    /// session's ``Session/serializationQueue`` when it has one, where the request finished otherwise.
-    func whenFinishedToSerialize(_ body: @escaping @Sendable (Outcome) -> Void) {
-        guard let queue = session.serializationQueue else { return whenFinished(body) }
-        whenFinished { outcome in queue.async { body(outcome) } }
+    /// ``whenFinished(resuming:_:)`` for a response handler whose completion runs on `handlerQueue`:
+    /// `body` (which serializes, then calls the handler) runs on the session's
+    /// ``Session/serializationQueue`` when it has one, else on `handlerQueue` itself, so that
+    /// serializing never runs on an event loop thread (where the request's task finishes). `body`
+    /// is told whether it runs on `handlerQueue` (then it calls the handler at once).
+    func whenFinishedToSerialize(handlerQueue: DispatchQueue, _ body: @escaping @Sendable (Outcome, _ onHandlerQueue: Bool) -> Void) {
+        let queue = session.serializationQueue ?? handlerQueue
+        let onHandlerQueue = session.serializationQueue == nil
+        whenFinished { outcome in queue.async { body(outcome, onHandlerQueue) } }
     }
 
     /// Runs `serialize` on the session's ``Session/serializationQueue`` when it has one, at once

@@ -90,6 +90,9 @@ public final class ConnectionPool: Sendable {
     private let state: Mutex<State>
     private let timerSlot = Mutex(TimerSlot())
     private let requestIDs = Atomic<UInt64>(0)
+    /// The index in `group.loops` of the loop whose connection was last released or established;
+    /// -1 before any was (``preferredLoop``).
+    private let recentLoop = Atomic<Int>(-1)
     /// The loops connections are made on.
     public let group: EventLoopGroup
     private let timerLoop: EventLoop
@@ -185,7 +188,7 @@ public final class ConnectionPool: Sendable {
         onEventLoop handler: @escaping @Sendable (Result<PooledConnection, TransportError>) -> Void
     ) -> LeaseTicket {
         let id = PoolStateMachine.RequestID(requestIDs.wrappingAdd(1, ordering: .relaxed).oldValue)
-        modify { state in
+        modify(leasing: true) { state in
             state.waiters[id] = .onEventLoop(handler)
             state.endpoints[key] = endpoint
             return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: .now)
@@ -210,9 +213,24 @@ public final class ConnectionPool: Sendable {
     /// is closed. Callable from any thread; the connection must not be used afterwards.
     public func release(_ pooled: PooledConnection, reusable: Bool) {
         let reusable = reusable && pooled.connection.isOpen
+        if reusable { noteRecent(pooled.connection.eventLoop) }
         _ = modify(idleCandidate: pooled.connectionID) {
             $0.machine.connectionReleased(connectionID: pooled.connectionID, reusable: reusable, now: .now)
         }
+    }
+
+    /// The loop a task that is about to lease should run on to need no hop: the loop of the
+    /// connection last released for reuse (or established), the one an idle connection most likely
+    /// lives on (the pool leases the most recently used first); before any, the group's next.
+    /// A hint, not a promise: another task may take that connection first.
+    public var preferredLoop: EventLoop {
+        let index = recentLoop.load(ordering: .relaxed)
+        return index >= 0 ? group.loops[index] : group.next()
+    }
+
+    private func noteRecent(_ loop: EventLoop) {
+        guard let index = group.loops.firstIndex(where: { $0 === loop }) else { return }
+        recentLoop.store(index, ordering: .relaxed)
     }
 
     /// Shuts down gracefully and returns when done: waiting leases fail with `poolShutDown`, idle
@@ -230,6 +248,7 @@ public final class ConnectionPool: Sendable {
     // MARK: Events from connections and the timer
 
     private func connectionEstablished(_ id: PoolStateMachine.ConnectionID, _ key: PoolKey, _ connection: Connection) {
+        noteRecent(connection.eventLoop)
         _ = modify(idleCandidate: id) { state in
             state.connections[id] = Entry(connection: connection, key: key)
             return state.machine.connectionEstablished(connectionID: id, now: .now)
@@ -262,10 +281,12 @@ public final class ConnectionPool: Sendable {
     /// Locks, runs `body` (which feeds the machine; nil: nothing to do), turns the actions into
     /// work, unlocks, tells the statistics observer (if any, and if they changed), performs the
     /// work. `idleCandidate`: a connection the event may have parked idle (it is, when no action
-    /// leased or closed it). Returns false when `body` returned nil.
+    /// leased or closed it). `leasing`: the event is a lease asked for right now (no exchange on
+    /// the stack), so a connection handed to it on the caller's own loop is handed over inline.
+    /// Returns false when `body` returned nil.
     @discardableResult
     private func modify(
-        idleCandidate: PoolStateMachine.ConnectionID? = nil,
+        idleCandidate: PoolStateMachine.ConnectionID? = nil, leasing: Bool = false,
         _ body: (inout State) -> PoolStateMachine.Actions?
     ) -> Bool {
         let observed = statisticsObserver != nil
@@ -280,7 +301,7 @@ public final class ConnectionPool: Sendable {
         }
         guard let work else { return false }
         if let change { statisticsObserver?(change.old, change.new) }
-        for item in work { perform(item) }
+        for item in work { perform(item, leasing: leasing) }
         return true
     }
 
@@ -350,10 +371,12 @@ public final class ConnectionPool: Sendable {
         return state.shutdownWaiters
     }
 
-    private func perform(_ work: Work) {
+    private func perform(_ work: Work, leasing: Bool) {
         switch work {
         case .create(let id, let key, let endpoint):
-            let loop = group.next()
+            // A lease asked for on one of the group's loops (a task preferring it as its executor)
+            // gets its connection on that loop, so its exchanges need no hop.
+            let loop = group.currentLoop ?? group.next()
             let timeouts = connectTimeouts
             let resolver = resolver
             let tunnel = tunnel
@@ -371,9 +394,19 @@ public final class ConnectionPool: Sendable {
                 continuation.resume(returning: .success(pooled))
                 return
             }
-            // Always queued, also from the loop itself: the releasing exchange is still on the
-            // stack and must finish with the connection before the next one takes it.
+            // Queued, also from the loop itself, when a release handed it over: the releasing
+            // exchange is still on the stack and must finish with the connection before the next
+            // one takes it. A lease asked for on the connection's own loop has nothing on the
+            // stack, and gets it inline: no hop, the request written at once.
             let connection = pooled.connection
+            if leasing && connection.eventLoop.inEventLoop {
+                if detach {
+                    connection.stopReading()
+                    connection.delegate = nil
+                }
+                waiter.deliver(.success(pooled))
+                return
+            }
             guard !connection.eventLoop.isShutDown else {
                 // A stopped loop drops queued work: the waiter would never hear back.
                 waiter.deliver(.failure(.eventLoopShutDown))
