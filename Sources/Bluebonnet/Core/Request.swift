@@ -180,14 +180,16 @@ public class Request: @unchecked Sendable {
         }
         if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(false) } }
         if start {
-            // The request's task runs on a loop: the caller's, when it is on one of the session's
-            // loops (a task preferring ``Session/executor``), else the one the pool's idle
-            // connection most likely lives on. Starting it is the one hand-off to the loop; the
-            // lease, the write and the response's resumption then happen there without a hop, and
-            // finishing resumes the awaiting caller (the one hop back). Serializing runs in the
-            // caller's task, off the loop.
-            let loop = session.group.currentLoop ?? session.pool.preferredLoop
-            let task = Task(executorPreference: loop) { await self.run() }
+            // Resumed on one of the session's loops (by a task preferring ``Session/executor``):
+            // the request's task prefers that loop too, so the whole request runs on its thread
+            // with no hop. From anywhere else it runs on the global executor (see
+            // <doc:LoopExecutor> for why the default path does not start it on a loop).
+            let task: Task<Void, Never>
+            if let loop = session.group.currentLoop {
+                task = Task(executorPreference: loop) { await self.run() }
+            } else {
+                task = Task { await self.run() }
+            }
             mutable.withLock { $0.task = task }
         }
         return self

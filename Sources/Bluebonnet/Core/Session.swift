@@ -58,8 +58,9 @@ public final class Session: Sendable {
     /// Where closure-style response handlers run unless told otherwise: ``rootQueue``.
     public var completionQueue: DispatchQueue { rootQueue }
     /// Where adapters are called (their `adapt(_:using:completion:)`), as in Alamofire; nil (the
-    /// default): from the request's task, without a hop. That task runs on one of the session's
-    /// event loops (see <doc:LoopExecutor>): an adapter that blocks needs a queue here.
+    /// default): from the request's task, without a hop. For a request made from a task
+    /// preferring ``executor``, that task runs on the loop (see <doc:LoopExecutor>): an adapter
+    /// that blocks needs a queue here.
     public let requestQueue: DispatchQueue?
     /// Where responses are serialized, by closure handlers and awaited values alike, as in
     /// Alamofire; nil (the default): where the request finishes, without a hop.
@@ -83,8 +84,10 @@ public final class Session: Sendable {
     /// }
     /// ```
     ///
-    /// A connection opened by a request made on the loop is opened on it; an idle connection on
-    /// another loop of the session is still used (the request then pays one hop each way). The
+    /// The request's own task, its adapters, retriers, redirect handlers and validators run on
+    /// the loop too. A connection opened by a request made on the loop is opened on it; an idle
+    /// connection on another loop of the session is still used (the request then pays one hop
+    /// each way). The
     /// executor is also a `SerialExecutor`: an actor may return its `asUnownedSerialExecutor()`
     /// as its `unownedExecutor` to share the loop's thread. See <doc:LoopExecutor>.
     ///

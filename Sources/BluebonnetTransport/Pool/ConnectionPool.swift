@@ -90,9 +90,6 @@ public final class ConnectionPool: Sendable {
     private let state: Mutex<State>
     private let timerSlot = Mutex(TimerSlot())
     private let requestIDs = Atomic<UInt64>(0)
-    /// The index in `group.loops` of the loop whose connection was last released or established;
-    /// -1 before any was (``preferredLoop``).
-    private let recentLoop = Atomic<Int>(-1)
     /// The loops connections are made on.
     public let group: EventLoopGroup
     private let timerLoop: EventLoop
@@ -213,24 +210,9 @@ public final class ConnectionPool: Sendable {
     /// is closed. Callable from any thread; the connection must not be used afterwards.
     public func release(_ pooled: PooledConnection, reusable: Bool) {
         let reusable = reusable && pooled.connection.isOpen
-        if reusable { noteRecent(pooled.connection.eventLoop) }
         _ = modify(idleCandidate: pooled.connectionID) {
             $0.machine.connectionReleased(connectionID: pooled.connectionID, reusable: reusable, now: .now)
         }
-    }
-
-    /// The loop a task that is about to lease should run on to need no hop: the loop of the
-    /// connection last released for reuse (or established), the one an idle connection most likely
-    /// lives on (the pool leases the most recently used first); before any, the group's next.
-    /// A hint, not a promise: another task may take that connection first.
-    public var preferredLoop: EventLoop {
-        let index = recentLoop.load(ordering: .relaxed)
-        return index >= 0 ? group.loops[index] : group.next()
-    }
-
-    private func noteRecent(_ loop: EventLoop) {
-        guard let index = group.loops.firstIndex(where: { $0 === loop }) else { return }
-        recentLoop.store(index, ordering: .relaxed)
     }
 
     /// Shuts down gracefully and returns when done: waiting leases fail with `poolShutDown`, idle
@@ -248,7 +230,6 @@ public final class ConnectionPool: Sendable {
     // MARK: Events from connections and the timer
 
     private func connectionEstablished(_ id: PoolStateMachine.ConnectionID, _ key: PoolKey, _ connection: Connection) {
-        noteRecent(connection.eventLoop)
         _ = modify(idleCandidate: id) { state in
             state.connections[id] = Entry(connection: connection, key: key)
             return state.machine.connectionEstablished(connectionID: id, now: .now)
