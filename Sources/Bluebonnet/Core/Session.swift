@@ -87,9 +87,9 @@ public final class Session: Sendable {
     /// The request's own task, its adapters, retriers, redirect handlers and validators run on
     /// the loop too. A connection opened by a request made on the loop is opened on it; an idle
     /// connection on another loop of the session is still used (the request then pays one hop
-    /// each way). The
-    /// executor is also a `SerialExecutor`: an actor may return its `asUnownedSerialExecutor()`
-    /// as its `unownedExecutor` to share the loop's thread. See <doc:LoopExecutor>.
+    /// each way). The executor is also a `SerialExecutor`: an actor may return its
+    /// `asUnownedSerialExecutor()` as its `unownedExecutor` to share the loop's thread. See
+    /// <doc:LoopExecutor>.
     ///
     /// - Warning: work that blocks (a lock held long, a file read, a sleep) or computes for long
     ///   stalls every connection of the loop while it runs: keep such work off this executor.
