@@ -49,6 +49,15 @@ let package = Package(
             ],
             path: "Sources/Throughput"
         ),
+        // Context switches per request on the default and the loop-executor paths (issue 15).
+        .executableTarget(
+            name: "hops",
+            dependencies: [
+                "HarnessSupport",
+                .product(name: "Bluebonnet", package: "Bluebonnet"),
+            ],
+            path: "Sources/Hops"
+        ),
         // Child processes and the fixture nginx, for `throughput` and the benchmarks that need a
         // real server; minimal metrics and tracing backends for SmallGET's telemetry variants.
         .target(

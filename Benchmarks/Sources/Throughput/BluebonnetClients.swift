@@ -23,7 +23,7 @@ enum BluebonnetClients {
 }
 
 final class BluebonnetClient: LoadClient {
-    private let session: Session
+    let session: Session
     private let scenario: Scenario
     private let url: String
     private let closureStyle: Bool

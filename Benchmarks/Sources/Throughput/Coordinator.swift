@@ -41,7 +41,7 @@ struct Coordinator: ParsableCommand {
     @Flag(help: "List the scenarios and clients, then exit.")
     var list = false
 
-    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .ahc, .urlsession, .wrk, .cref, .curl]
+    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .bluebonnetExecutor, .ahc, .urlsession, .wrk, .cref, .curl]
 
     func run() throws {
         if list {
@@ -249,7 +249,7 @@ struct RunRunner {
                     warmup: settings.warmup, duration: settings.duration)
                 return try jsonResult(arguments, client: client, scenario: scenario, stem: stem, timeout: timeout)
             case .ahc, .urlsession, .bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory,
-                .bluebonnetCacheDisk:
+                .bluebonnetCacheDisk, .bluebonnetExecutor:
                 var arguments = [
                     selfExecutable, "worker", "--client", client.rawValue, "--scenario", scenario.name,
                     "--base-url", baseURL, "--ca", repo.caFile, "--warmup", "\(settings.warmup)",

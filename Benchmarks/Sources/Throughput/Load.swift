@@ -5,6 +5,13 @@ protocol LoadClient: Sendable {
     func request() async throws -> Int
     /// Releases connections and threads; called once after the last request.
     func shutdown() async
+    /// The executor the load's tasks prefer (`TaskGroup.addTask(executorPreference:)`); nil (the
+    /// default) for the global one.
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension LoadClient {
+    var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// What went wrong with one request, when the client itself did not throw.
@@ -60,7 +67,7 @@ enum LoadDriver {
         let deadline = clock.now.advanced(by: duration)
         return await withTaskGroup(of: Outcome.self) { group in
             for _ in 0..<concurrency {
-                group.addTask {
+                group.addTask(executorPreference: client.taskExecutor) {
                     var outcome = Outcome()
                     while clock.now < deadline {
                         let started = clock.now

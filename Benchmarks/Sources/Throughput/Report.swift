@@ -307,6 +307,7 @@ enum Chart {
         case .bluebonnetPinned: "Bluebonnet pinned"
         case .bluebonnetCacheMemory: "Bluebonnet memory cache"
         case .bluebonnetCacheDisk: "Bluebonnet disk cache"
+        case .bluebonnetExecutor: "Bluebonnet loop executor"
         case .ahc: "AsyncHTTPClient"
         case .urlsession: "URLSession"
         case .wrk: "wrk (reference)"

@@ -52,7 +52,7 @@ struct Scenario: Sendable {
     }
 
     func runs(_ client: ClientKind) -> Bool {
-        client.isBluebonnet || peers.contains(client)
+        client.isBluebonnet || peers.contains(client) || (client == .bluebonnetExecutor && isSmall)
     }
 }
 
@@ -70,6 +70,10 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
     case bluebonnetCacheMemory = "bluebonnet-cache-memory"
     /// The same with a disk `URLCache` only (a temporary directory, removed at the end).
     case bluebonnetCacheDisk = "bluebonnet-cache-disk"
+    /// `bluebonnet-async` whose load tasks prefer the session's loop as their executor
+    /// (`withTaskExecutorPreference(session.executor)`): every request runs on the loop thread,
+    /// with no hop. The small-request scenarios only (`BluebonnetExecutorClient.swift`).
+    case bluebonnetExecutor = "bluebonnet-executor"
     case ahc
     case urlsession
     case wrk
@@ -88,6 +92,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
         case .bluebonnetPinned: "Bluebonnet (async, public key pinned)"
         case .bluebonnetCacheMemory: "Bluebonnet (async, memory cache hits)"
         case .bluebonnetCacheDisk: "Bluebonnet (async, disk cache hits)"
+        case .bluebonnetExecutor: "Bluebonnet (async, loop executor preferred)"
         case .ahc: "AsyncHTTPClient 1.37"
         case .urlsession: "URLSession (FoundationNetworking)"
         case .wrk: "wrk (reference)"

@@ -16,10 +16,10 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinishedToSerialize { outcome in
+        whenFinishedToSerialize(handlerQueue: queue) { outcome, onHandlerQueue in
             let response = Self.unserialized(outcome)
             self.eventMonitor.request(self, didParseResponse: response)
-            queue.async { completionHandler(response) }
+            if onHandlerQueue { completionHandler(response) } else { queue.async { completionHandler(response) } }
         }
         return self
     }
@@ -32,10 +32,10 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinishedToSerialize { outcome in
+        whenFinishedToSerialize(handlerQueue: queue) { outcome, onHandlerQueue in
             let response = Self.serialize(outcome, with: responseSerializer)
             self.eventMonitor.request(self, didParseResponse: response)
-            queue.async { completionHandler(response) }
+            if onHandlerQueue { completionHandler(response) } else { queue.async { completionHandler(response) } }
         }
         return self
     }

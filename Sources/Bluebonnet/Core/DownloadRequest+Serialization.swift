@@ -16,9 +16,9 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinishedToSerialize { outcome in
+        whenFinishedToSerialize(handlerQueue: queue) { outcome, onHandlerQueue in
             let response = self.unserialized(outcome)
-            queue.async { completionHandler(response) }
+            if onHandlerQueue { completionHandler(response) } else { queue.async { completionHandler(response) } }
         }
         return self
     }
@@ -31,10 +31,10 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         let queue = queue ?? session.completionQueue
-        whenFinishedToSerialize { outcome in
+        whenFinishedToSerialize(handlerQueue: queue) { outcome, onHandlerQueue in
             let response = self.serialize(outcome, with: responseSerializer)
             self.eventMonitor.request(self, didParseResponse: response)
-            queue.async { completionHandler(response) }
+            if onHandlerQueue { completionHandler(response) } else { queue.async { completionHandler(response) } }
         }
         return self
     }

@@ -180,7 +180,16 @@ public class Request: @unchecked Sendable {
         }
         if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(false) } }
         if start {
-            let task = Task { await self.run() }
+            // Resumed on one of the session's loops (by a task preferring ``Session/executor``):
+            // the request's task prefers that loop too, so the whole request runs on its thread
+            // with no hop. From anywhere else it runs on the global executor (see
+            // <doc:LoopExecutor> for why the default path does not start it on a loop).
+            let task: Task<Void, Never>
+            if let loop = session.group.currentLoop {
+                task = Task(executorPreference: loop) { await self.run() }
+            } else {
+                task = Task { await self.run() }
+            }
             mutable.withLock { $0.task = task }
         }
         return self
@@ -428,11 +437,15 @@ public class Request: @unchecked Sendable {
         if resuming && resumesAutomatically { resume() }
     }
 
-    /// ``whenFinished(resuming:_:)`` for a response handler: `body` (which serializes) runs on the
-    /// session's ``Session/serializationQueue`` when it has one, where the request finished otherwise.
-    func whenFinishedToSerialize(_ body: @escaping @Sendable (Outcome) -> Void) {
-        guard let queue = session.serializationQueue else { return whenFinished(body) }
-        whenFinished { outcome in queue.async { body(outcome) } }
+    /// ``whenFinished(resuming:_:)`` for a response handler whose completion runs on `handlerQueue`:
+    /// `body` (which serializes, then calls the handler) runs on the session's
+    /// ``Session/serializationQueue`` when it has one, else on `handlerQueue` itself, so that
+    /// serializing never runs on an event loop thread (where the request's task finishes). `body`
+    /// is told whether it runs on `handlerQueue` (then it calls the handler at once).
+    func whenFinishedToSerialize(handlerQueue: DispatchQueue, _ body: @escaping @Sendable (Outcome, _ onHandlerQueue: Bool) -> Void) {
+        let queue = session.serializationQueue ?? handlerQueue
+        let onHandlerQueue = session.serializationQueue == nil
+        whenFinished { outcome in queue.async { body(outcome, onHandlerQueue) } }
     }
 
     /// Runs `serialize` on the session's ``Session/serializationQueue`` when it has one, at once

@@ -58,7 +58,9 @@ public final class Session: Sendable {
     /// Where closure-style response handlers run unless told otherwise: ``rootQueue``.
     public var completionQueue: DispatchQueue { rootQueue }
     /// Where adapters are called (their `adapt(_:using:completion:)`), as in Alamofire; nil (the
-    /// default): from the request's task, without a hop.
+    /// default): from the request's task, without a hop. For a request made from a task
+    /// preferring ``executor``, that task runs on the loop (see <doc:LoopExecutor>): an adapter
+    /// that blocks needs a queue here.
     public let requestQueue: DispatchQueue?
     /// Where responses are serialized, by closure handlers and awaited values alike, as in
     /// Alamofire; nil (the default): where the request finishes, without a hop.
@@ -70,6 +72,30 @@ public final class Session: Sendable {
     /// Where the session logs request starts, ends and failures (at `.debug`, without header
     /// values). Default: a logger that discards everything.
     public let logger: Logger
+
+    /// The event loop of this session that its connections prefer, as a Swift executor: run a
+    /// task (or a part of one) on it with `withTaskExecutorPreference`, and the requests it makes
+    /// run on the loop's thread from start to end, with no thread hop and no wake-up. The
+    /// request is written inline and its response resumes the task in the same turn of the loop.
+    ///
+    /// ```swift
+    /// let body = try await withTaskExecutorPreference(session.executor) {
+    ///     try await session.request("http://127.0.0.1:8080/small").serializingData().value
+    /// }
+    /// ```
+    ///
+    /// The request's own task, its adapters, retriers, redirect handlers and validators run on
+    /// the loop too. A connection opened by a request made on the loop is opened on it; an idle
+    /// connection on another loop of the session is still used (the request then pays one hop
+    /// each way). The executor is also a `SerialExecutor`: an actor may return its
+    /// `asUnownedSerialExecutor()` as its `unownedExecutor` to share the loop's thread. See
+    /// <doc:LoopExecutor>.
+    ///
+    /// - Warning: work that blocks (a lock held long, a file read, a sleep) or computes for long
+    ///   stalls every connection of the loop while it runs: keep such work off this executor.
+    ///
+    /// Differs from Alamofire, which has no such API (URLSession owns its threads).
+    public var executor: any TaskExecutor & SerialExecutor { group.loops[0] }
 
     let group: EventLoopGroup
     let pool: ConnectionPool

@@ -19,6 +19,11 @@ import Synchronization
 /// **Tasks** (`execute`) may come from any thread: they are queued under a `Mutex`, and an eventfd
 /// wakes the loop (at most one write per batch of tasks). Tasks run in the order they were queued.
 ///
+/// **Swift jobs.** The loop is a `TaskExecutor` and a `SerialExecutor` (`EventLoop+Executor.swift`):
+/// a job enqueued from another thread is queued like a task (one eventfd write per batch); a job
+/// enqueued on the loop thread itself goes to a queue only that thread touches, with no lock and no
+/// wake-up, and runs before the loop next blocks, in the same turn.
+///
 /// **Registrations** (`register`, `setInterest`, `deregister`) must be made on the loop thread, and
 /// handlers run there. Each registration has a fresh generation number carried in the epoll data, so
 /// an event still in flight for a descriptor that was deregistered (and whose number may already
@@ -31,6 +36,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     private let wakeDescriptor: CInt
     private let shared: Mutex<SharedState>
     private let threadID = Atomic<UInt>(0)
+    /// How many eventfd writes woke this loop (``wakeUpCount``).
+    private let wakeUps = Atomic<Int>(0)
     // @unchecked Sendable inside: only touched on the loop thread (see `LoopState`).
     let confined: LoopState
     private let number: Int
@@ -118,21 +125,21 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// - Warning: once the loop has stopped, `work` is dropped without running; use `submit` to
     ///   learn about that.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        _ = enqueue(work)
+        _ = enqueue(.closure(work))
     }
 
     /// Runs `work` on the loop thread and returns its result to the awaiting task.
     /// Throws `IOError` with `ESHUTDOWN` when the loop has already stopped.
     public func submit<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async throws(IOError) -> Result {
         let outcome: Swift.Result<Result, IOError> = await withCheckedContinuation { continuation in
-            let accepted = enqueue { continuation.resume(returning: .success(work())) }
+            let accepted = enqueue(.closure { continuation.resume(returning: .success(work())) })
             if !accepted { continuation.resume(returning: .failure(IOError(errno: ESHUTDOWN, function: "EventLoop.submit"))) }
         }
         return try outcome.get()
     }
 
     /// Queues `work`; false when the loop has stopped.
-    private func enqueue(_ work: @escaping @Sendable () -> Void) -> Bool {
+    func enqueue(_ work: Work) -> Bool {
         let onLoop = inEventLoop
         let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
             guard state.lifecycle.acceptsWork else { return (false, false) }
@@ -225,7 +232,14 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     // MARK: The loop
 
+    /// How many times another thread woke this loop through its eventfd, since it started. Each is
+    /// a write on one side and a return from `epoll_wait` on the other: the cost a hand-off to the
+    /// loop pays, which work queued on the loop thread itself never pays. For tests and
+    /// measurements.
+    package var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
+
     private func wakeUp() {
+        wakeUps.add(1, ordering: .relaxed)
         var one: UInt64 = 1
         do {
             // `.wouldBlock` means the counter is saturated: the loop is woken anyway.
@@ -248,11 +262,12 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
         let state = confined
         var due: [@Sendable () -> Void] = []
-        var running: [@Sendable () -> Void] = []
+        var running: [Work] = []
         while true {
-            // 1. How long may we block? Not at all with tasks queued or a shutdown asked for.
+            // 1. How long may we block? Not at all with work queued or a shutdown asked for.
+            let localJobs = !state.jobs.isEmpty
             let timeout: CInt = shared.withLock { shared in
-                if !shared.tasks.isEmpty || shared.lifecycle != .running { return 0 }
+                if localJobs || !shared.tasks.isEmpty || shared.lifecycle != .running { return 0 }
                 guard let next = shared.timers.earliestDeadline() else { return -1 }
                 return Self.milliseconds(until: next, now: .now)
             }
@@ -274,26 +289,38 @@ public final class EventLoop: Sendable, CustomStringConvertible {
                 }
                 dispatch(generation: data, events: IOEvents(epoll: cbluebonnet_epoll_event_events(state.events, index)))
             }
+            // Jobs the handlers queued (a continuation resumed with a response) run now.
+            runLocalJobs()
 
             // 3. Timers that are due, in deadline order.
             let now = ContinuousClock.now
             shared.withLock { $0.timers.popDue(now: now, into: &due) }
             for task in due { task() }
             due.removeAll(keepingCapacity: true)
+            runLocalJobs()
 
             // 4. Tasks queued so far (those they queue run in the next turn).
+            let idle = state.jobs.isEmpty
             let stopping = shared.withLock { shared -> Bool in
                 swap(&shared.tasks, &running)
                 shared.wakeupPending = false
-                guard shared.lifecycle == .shuttingDown && running.isEmpty else { return false }
+                guard shared.lifecycle == .shuttingDown && running.isEmpty && idle else { return false }
                 // From here on no task is accepted, so none can be queued and then dropped.
                 shared.lifecycle = .closing
                 return true
             }
             if stopping { break }
-            for task in running { task() }
+            for work in running {
+                switch work {
+                case .closure(let task): task()
+                case .job(let job): runJob(job)
+                }
+            }
             running.removeAll(keepingCapacity: true)
+            runLocalJobs()
         }
+        // From here on a job enqueued on this thread goes where jobs for a stopped loop go.
+        state.acceptsJobs = false
         finish()
     }
 
@@ -329,6 +356,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 }
 
 extension EventLoop {
+    /// What the loop's queue holds: a closure (`execute`, `submit`) or a Swift job from another
+    /// thread (`enqueue(_:)` of the executor). One queue, so both run in the order they came.
+    enum Work {
+        case closure(@Sendable () -> Void)
+        case job(UnownedJob)
+    }
+
     /// What the loop shares with other threads, under `shared`'s mutex.
     struct SharedState {
         /// `running` → `shuttingDown` (asked to stop; queued tasks still run, new ones accepted) →
@@ -339,7 +373,7 @@ extension EventLoop {
             var acceptsWork: Bool { self == .running || self == .shuttingDown }
         }
 
-        var tasks: [@Sendable () -> Void] = []
+        var tasks: [Work] = []
         var timers = TimerQueue()
         /// An eventfd write is on its way (or the loop is awake anyway): producers need not write.
         var wakeupPending = false
@@ -367,6 +401,12 @@ extension EventLoop {
         /// The live generation of each registered descriptor number.
         var descriptors: [CInt: UInt64] = [:]
         var nextGeneration: UInt64 = 1
+        /// Swift jobs enqueued on the loop thread itself, run before the loop next blocks.
+        var jobs: [UnownedJob] = []
+        /// The array `runLocalJobs` swaps in while it runs a batch (kept for its capacity).
+        var runningJobs: [UnownedJob] = []
+        /// False once the loop left its run loop: jobs then go to the stopped loops' runner.
+        var acceptsJobs = true
         /// The `epoll_wait` output array (packed `struct epoll_event`s, read through the C shims).
         let events: UnsafeMutablePointer<epoll_event>
 

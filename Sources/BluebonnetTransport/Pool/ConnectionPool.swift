@@ -185,7 +185,7 @@ public final class ConnectionPool: Sendable {
         onEventLoop handler: @escaping @Sendable (Result<PooledConnection, TransportError>) -> Void
     ) -> LeaseTicket {
         let id = PoolStateMachine.RequestID(requestIDs.wrappingAdd(1, ordering: .relaxed).oldValue)
-        modify { state in
+        modify(leasing: true) { state in
             state.waiters[id] = .onEventLoop(handler)
             state.endpoints[key] = endpoint
             return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: .now)
@@ -262,10 +262,12 @@ public final class ConnectionPool: Sendable {
     /// Locks, runs `body` (which feeds the machine; nil: nothing to do), turns the actions into
     /// work, unlocks, tells the statistics observer (if any, and if they changed), performs the
     /// work. `idleCandidate`: a connection the event may have parked idle (it is, when no action
-    /// leased or closed it). Returns false when `body` returned nil.
+    /// leased or closed it). `leasing`: the event is a lease asked for right now (no exchange on
+    /// the stack), so a connection handed to it on the caller's own loop is handed over inline.
+    /// Returns false when `body` returned nil.
     @discardableResult
     private func modify(
-        idleCandidate: PoolStateMachine.ConnectionID? = nil,
+        idleCandidate: PoolStateMachine.ConnectionID? = nil, leasing: Bool = false,
         _ body: (inout State) -> PoolStateMachine.Actions?
     ) -> Bool {
         let observed = statisticsObserver != nil
@@ -280,7 +282,7 @@ public final class ConnectionPool: Sendable {
         }
         guard let work else { return false }
         if let change { statisticsObserver?(change.old, change.new) }
-        for item in work { perform(item) }
+        for item in work { perform(item, leasing: leasing) }
         return true
     }
 
@@ -350,10 +352,12 @@ public final class ConnectionPool: Sendable {
         return state.shutdownWaiters
     }
 
-    private func perform(_ work: Work) {
+    private func perform(_ work: Work, leasing: Bool) {
         switch work {
         case .create(let id, let key, let endpoint):
-            let loop = group.next()
+            // A lease asked for on one of the group's loops (a task preferring it as its executor)
+            // gets its connection on that loop, so its exchanges need no hop.
+            let loop = group.currentLoop ?? group.next()
             let timeouts = connectTimeouts
             let resolver = resolver
             let tunnel = tunnel
@@ -371,9 +375,19 @@ public final class ConnectionPool: Sendable {
                 continuation.resume(returning: .success(pooled))
                 return
             }
-            // Always queued, also from the loop itself: the releasing exchange is still on the
-            // stack and must finish with the connection before the next one takes it.
+            // Queued, also from the loop itself, when a release handed it over: the releasing
+            // exchange is still on the stack and must finish with the connection before the next
+            // one takes it. A lease asked for on the connection's own loop has nothing on the
+            // stack, and gets it inline: no hop, the request written at once.
             let connection = pooled.connection
+            if leasing && connection.eventLoop.inEventLoop {
+                if detach {
+                    connection.stopReading()
+                    connection.delegate = nil
+                }
+                waiter.deliver(.success(pooled))
+                return
+            }
             guard !connection.eventLoop.isShutDown else {
                 // A stopped loop drops queued work: the waiter would never hear back.
                 waiter.deliver(.failure(.eventLoopShutDown))

@@ -1,0 +1,80 @@
+import BluebonnetTestSupport
+import FoundationEssentials
+import Testing
+@testable import Bluebonnet
+
+/// `Session.executor` against nginx on loopback: a task preferring it runs its requests on the
+/// loop thread with no wake-up; a task on the global executor hands each request to the loop once.
+@Suite(.timeLimit(.minutes(2)))
+struct LoopExecutorTests {
+    static let requests = 50
+
+    /// Two loops, so that a request could land on the wrong one.
+    static func session() -> Session {
+        var configuration = SessionConfiguration()
+        configuration.eventLoopCount = 2
+        return Session(configuration: configuration)
+    }
+
+    @Test func aRequestPreferringTheExecutorRunsOnTheLoopWithoutAWakeUp() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            let session = Self.session()
+            let loop = session.group.loops[0]
+            let url = server.baseURL.absoluteString + "/small.txt"
+            let (bodies, resumedOnLoop, wakeUps) = try await withTaskExecutorPreference(session.executor) {
+                // The first request opens the connection, on this loop (the caller's).
+                _ = try await session.request(url).serializingData().value
+                let before = session.group.loops.map { $0.wakeUpCount }
+                var bodies = 0
+                var resumedOnLoop = 0
+                for _ in 0..<Self.requests {
+                    let body = try await session.request(url).serializingData().value
+                    if body.count == 100 { bodies += 1 }
+                    // The continuation resumed here, on the loop thread.
+                    if loop.inEventLoop { resumedOnLoop += 1 }
+                }
+                let after = session.group.loops.map { $0.wakeUpCount }
+                return (bodies, resumedOnLoop, zip(before, after).map { $1 - $0 })
+            }
+            #expect(bodies == Self.requests)
+            #expect(resumedOnLoop == Self.requests)
+            #expect(wakeUps == [0, 0], "wake-ups per loop over \(Self.requests) requests: \(wakeUps)")
+            #expect(session.pool.statistics.open == 1)
+            await session.shutdown()
+        }
+    }
+
+    @Test func aRequestFromTheGlobalExecutorWakesTheLoopAtMostOnce() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            let session = Self.session()
+            let url = server.baseURL.absoluteString + "/small.txt"
+            _ = try await session.request(url).serializingData().value
+            let before = session.group.loops.map { $0.wakeUpCount }.reduce(0, +)
+            for _ in 0..<Self.requests {
+                let body = try await session.request(url).serializingData().value
+                #expect(body.count == 100)
+            }
+            let wakeUps = session.group.loops.map { $0.wakeUpCount }.reduce(0, +) - before
+            #expect(wakeUps <= Self.requests, "\(wakeUps) loop wake-ups for \(Self.requests) requests")
+            await session.shutdown()
+        }
+    }
+
+    /// A task preferring the executor that outlives the session: its jobs go to the stopped loops'
+    /// thread, and it finishes (the request fails with `sessionInvalidated`, nothing hangs).
+    @Test func aTaskOnTheExecutorOutlivesTheSession() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            let session = Self.session()
+            let url = server.baseURL.absoluteString + "/small.txt"
+            let outcome = await withTaskExecutorPreference(session.executor) {
+                _ = await session.request(url).serializingData().response
+                await session.shutdown()
+                return await session.request(url).serializingData().result
+            }
+            guard case .failure(let error) = outcome, case .sessionInvalidated = error else {
+                Issue.record("expected sessionInvalidated, got \(outcome)")
+                return
+            }
+        }
+    }
+}
