@@ -66,6 +66,8 @@ struct Worker: AsyncParsableCommand {
                 loadClient = session
             case .bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk:
                 loadClient = try BluebonnetClients.make(kind, scenario: scenario, baseURL: baseURL, caFile: ca)
+            case .bluebonnetDefault, .ahcDefault:
+                loadClient = try DefaultClients.make(kind, scenario: scenario, baseURL: baseURL)
             case .wrk, .cref, .curl:
                 return .failed(client, scenario.name, "not a worker client")
             }
@@ -89,7 +91,7 @@ struct Worker: AsyncParsableCommand {
                 transferClient = try AHCTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
             case .urlsession:
                 transferClient = try URLSessionTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
-            case .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk:
+            case .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .bluebonnetDefault, .ahcDefault:
                 return .failed(client, scenario.name, "\(kind.rawValue) runs no transfer scenario")
             case .bluebonnetAsync, .bluebonnetClosure:
                 transferClient = BluebonnetTransferClient(
