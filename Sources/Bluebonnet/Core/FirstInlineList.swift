@@ -10,6 +10,8 @@ struct FirstInlineList<Element> {
 
     var last: Element? { rest.last ?? first }
 
+    var count: Int { first == nil ? 0 : 1 + rest.count }
+
     /// The elements in order, as an array (made on demand).
     var elements: [Element] {
         guard let first else { return [] }

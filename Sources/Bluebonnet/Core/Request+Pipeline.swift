@@ -22,10 +22,10 @@ extension Request {
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
         while true {
-            let tasksBefore = tasks.count
+            let tasksBefore = taskCount
             let (attemptStart, transactionsBefore) = (ContinuousClock.now, transactions.count)
             let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
-            if tasks.count > tasksBefore, let task {
+            if taskCount > tasksBefore, let task {
                 completeTask(
                     task, error: cancellationError ?? attempt.outcome.error, started: attemptStart, redirects: attempt.redirects,
                     transactions: transactions[transactionsBefore...])

@@ -153,6 +153,9 @@ public class Request: @unchecked Sendable {
     /// Every task of the request, in order: one per attempt (the first, then one per retry).
     public var tasks: [URLSessionTask] { mutable.withLock { $0.tasks.elements } }
 
+    /// How many tasks were made (without building ``tasks``).
+    var taskCount: Int { mutable.withLock { $0.tasks.count } }
+
     /// The request's error, once it finished with one.
     public var error: BluebonnetError? { mutable.withLock { $0.outcome?.error } }
 
