@@ -1,26 +1,15 @@
-// One small GET through a whole HTTP client, against the fixture nginx on loopback
+// One small GET through AsyncHTTPClient, against the fixture nginx on loopback
 // (Fixtures/servers/nginx, started once for the target by HarnessSupport.NginxServer): the
 // allocation count per request is the stable figure to watch (STYLE.md §20); wall clock and
 // throughput are for reading beside it, never a gate.
 //
-// Names: `<Client>:GET:Small`. One iteration = one `GET /small.txt` (100 bytes) on a warm
-// keep-alive connection, the body collected into memory and its length checked.
-// - `AHC:GET:Small`: AsyncHTTPClient 1.37, one event loop, async API (the peer).
-// - `Bluebonnet:GET:Small`: Bluebonnet's `Session`, async API, the same request (no
-//   `Accept-Encoding`: AsyncHTTPClient sends none, and the fixture nginx would gzip text/plain).
-//   No metrics or tracing backend is bootstrapped in this process, so this is the cost of
-//   telemetry when nobody records (compare it with a build before telemetry).
-// - `Bluebonnet:GET:Small:Metrics`, `…:Tracing`, `…:MetricsAndTracing`: the same with a session
-//   that records into the minimal backends of `TelemetryBackends.swift` (per-session injection:
-//   bootstrap is once per process and would reach every benchmark). The difference from
-//   `Bluebonnet:GET:Small` in the same run is what metrics and tracing cost per request.
-// - `Bluebonnet:Telemetry:None`, `…:Metrics`, `…:Tracing`, `…:MetricsAndTracing`: the same
-//   sessions' telemetry for 1,000 requests per iteration without the network
-//   (`Session.runTelemetryOfOneRequest`, SPI): start, one send, end. Per request = the figures
-//   ÷ 1,000; `None` is the cost without a backend (one nil check).
+// `AHC:GET:Small`: AsyncHTTPClient 1.37, one event loop, async API: the peer of the SessionGET
+// target's `Bluebonnet:GET:Small` (one iteration = one `GET /small.txt`, 100 bytes, on a warm
+// keep-alive connection, the body collected into memory and its length checked). The two are
+// separate targets so that the Bluebonnet one, which CI gates, builds without SwiftNIO;
+// `scripts/bench.sh --filter 'GET:Small'` runs both side by side.
 import AsyncHTTPClient
 import Benchmark
-@_spi(Benchmarks) import Bluebonnet
 import HarnessSupport
 import NIOCore
 import NIOPosix
@@ -35,10 +24,6 @@ final class SmallGETFixture: Sendable {
         var server: NginxServer?
         var ahc: HTTPClient?
         var group: MultiThreadedEventLoopGroup?
-        var session: Session?
-        var metricsSession: Session?
-        var tracingSession: Session?
-        var telemetrySession: Session?
     }
 
     private let state = Mutex(State())
@@ -48,10 +33,6 @@ final class SmallGETFixture: Sendable {
     }
 
     var ahc: HTTPClient? { state.withLock { $0.ahc } }
-    var session: Session? { state.withLock { $0.session } }
-    var metricsSession: Session? { state.withLock { $0.metricsSession } }
-    var tracingSession: Session? { state.withLock { $0.tracingSession } }
-    var telemetrySession: Session? { state.withLock { $0.telemetrySession } }
 
     func start() throws {
         let repo = try RepoPaths.find(nil)
@@ -59,21 +40,7 @@ final class SmallGETFixture: Sendable {
         let server = try NginxServer.start(repo: repo, workFolder: work)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = HTTPClient(eventLoopGroup: group)
-        var configuration = SessionConfiguration()
-        configuration.headers.remove(name: "Accept-Encoding")
-        let session = Session(configuration: configuration)
-        var metrics = configuration
-        metrics.metrics = .factory(SummingMetricsFactory())
-        var tracing = configuration
-        tracing.tracing = .tracer(MinimalTracer())
-        var both = metrics
-        both.tracing = tracing.tracing
-        state.withLock {
-            $0 = State(
-                work: work, server: server, ahc: client, group: group, session: session,
-                metricsSession: Session(configuration: metrics), tracingSession: Session(configuration: tracing),
-                telemetrySession: Session(configuration: both))
-        }
+        state.withLock { $0 = State(work: work, server: server, ahc: client, group: group) }
     }
 
     func stop() async {
@@ -82,10 +49,6 @@ final class SmallGETFixture: Sendable {
             return state
         }
         try? await old.ahc?.shutdown()
-        await old.session?.shutdown()
-        await old.metricsSession?.shutdown()
-        await old.tracingSession?.shutdown()
-        await old.telemetrySession?.shutdown()
         try? await old.group?.shutdownGracefully()
         old.server?.stop()
         if let work = old.work { try? Files.removeTree(work) }
@@ -119,49 +82,6 @@ let benchmarks: @Sendable () -> Void = {
                 }
             } catch {
                 benchmark.error("\(error)")
-                return
-            }
-        }
-    }
-    registerBluebonnet("Bluebonnet:GET:Small") { $0.session }
-    registerBluebonnet("Bluebonnet:GET:Small:Metrics") { $0.metricsSession }
-    registerBluebonnet("Bluebonnet:GET:Small:Tracing") { $0.tracingSession }
-    registerBluebonnet("Bluebonnet:GET:Small:MetricsAndTracing") { $0.telemetrySession }
-    registerTelemetry("Bluebonnet:Telemetry:None") { $0.session }
-    registerTelemetry("Bluebonnet:Telemetry:Metrics") { $0.metricsSession }
-    registerTelemetry("Bluebonnet:Telemetry:Tracing") { $0.tracingSession }
-    registerTelemetry("Bluebonnet:Telemetry:MetricsAndTracing") { $0.telemetrySession }
-}
-
-/// `Bluebonnet:Telemetry:…`: the telemetry of 1,000 requests (`GET` answered 200) per iteration,
-/// on the session `pick` takes, without the network.
-func registerTelemetry(_ name: String, _ pick: @escaping @Sendable (SmallGETFixture) -> Session?) {
-    Benchmark(name) { benchmark in
-        guard let session = pick(SmallGETFixture.shared), let request = try? HTTPRequest(url: SmallGETFixture.shared.url) else {
-            benchmark.error("no session (nginx did not start)")
-            return
-        }
-        for _ in benchmark.scaledIterations {
-            for _ in 0..<1000 { session.runTelemetryOfOneRequest(request, status: 200) }
-        }
-    }
-}
-
-/// `Bluebonnet:GET:Small…`: one `Session` GET of `SmallGETFixture.shared.url` per iteration,
-/// collected into memory, length checked — the same loop as `AHC:GET:Small`, with the session
-/// `pick` takes from the fixture.
-func registerBluebonnet(_ name: String, _ pick: @escaping @Sendable (SmallGETFixture) -> Session?) {
-    Benchmark(name) { benchmark in
-        let fixture = SmallGETFixture.shared
-        guard let session = pick(fixture) else {
-            benchmark.error("no session (nginx did not start)")
-            return
-        }
-        let url = fixture.url
-        for _ in benchmark.scaledIterations {
-            let response = await session.request(url).serializingData().response
-            guard response.response?.statusCode == 200, response.data?.count == 100 else {
-                benchmark.error("status \(response.response.map { String($0.statusCode) } ?? "none"), \(response.data?.count ?? 0) bytes, \(response.error.map { "\($0)" } ?? "no error")")
                 return
             }
         }

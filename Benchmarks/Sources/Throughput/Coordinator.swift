@@ -41,7 +41,7 @@ struct Coordinator: ParsableCommand {
     @Flag(help: "List the scenarios and clients, then exit.")
     var list = false
 
-    static let defaultClients: [ClientKind] = [.bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .bluebonnetExecutor, .ahc, .urlsession, .wrk, .cref, .curl]
+    static let defaultClients: [ClientKind] = [.bluebonnetDefault, .bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .bluebonnetExecutor, .ahc, .ahcDefault, .urlsession, .wrk, .cref, .curl]
 
     func run() throws {
         if list {
@@ -249,7 +249,7 @@ struct RunRunner {
                     warmup: settings.warmup, duration: settings.duration)
                 return try jsonResult(arguments, client: client, scenario: scenario, stem: stem, timeout: timeout)
             case .ahc, .urlsession, .bluebonnetAsync, .bluebonnetClosure, .bluebonnetPinned, .bluebonnetCacheMemory,
-                .bluebonnetCacheDisk, .bluebonnetExecutor:
+                .bluebonnetCacheDisk, .bluebonnetExecutor, .bluebonnetDefault, .ahcDefault:
                 var arguments = [
                     selfExecutable, "worker", "--client", client.rawValue, "--scenario", scenario.name,
                     "--base-url", baseURL, "--ca", repo.caFile, "--warmup", "\(settings.warmup)",
@@ -259,7 +259,8 @@ struct RunRunner {
                     arguments += ["--transfer-file", transfer.file]
                     if let sha256 = transfer.sha256 { arguments += ["--sha256", sha256] }
                 }
-                if client == .urlsession && scenario.tls { arguments = Machine.trustWrapper(bundle: caBundle) + arguments }
+                // The default rows trust the system store too (DefaultClients.swift).
+                if (client == .urlsession || DefaultClients.isDefault(client)) && scenario.tls { arguments = Machine.trustWrapper(bundle: caBundle) + arguments }
                 return try jsonResult(arguments, client: client, scenario: scenario, stem: stem, timeout: timeout)
             }
         } catch {

@@ -50,11 +50,11 @@ struct ScenarioSummary: Codable {
     var usesMegabytes: Bool { primaryMetric == "MB/s" }
 
     static func make(scenario: Scenario, clients: [ClientKind], records: [RunRecord]) -> ScenarioSummary {
-        let bluebonnet = clients.first(where: \.isBluebonnet)
+        let bluebonnet = clients.first(where: \.isBluebonnetBaseline)
         let baseline = bluebonnet ?? scenario.reference.flatMap { clients.contains($0) ? $0 : nil }
         let meaning: String? =
             baseline.map {
-                $0.isBluebonnet
+                $0.isBluebonnetBaseline
                     ? "\($0.rawValue) requests/s ÷ this client's, per round (above 1: Bluebonnet faster)"
                     : "this client's requests/s ÷ \($0.rawValue)'s, per round (the share of the reference)"
             }
@@ -74,7 +74,7 @@ struct ScenarioSummary: Codable {
             let mine = records.filter { $0.result.client == client.rawValue }.map(\.result)
             var baselineRatios: [Double] = []
             if let baseline, baseline != client {
-                baselineRatios = baseline.isBluebonnet ? ratios(baseline, client) : ratios(client, baseline)
+                baselineRatios = baseline.isBluebonnetBaseline ? ratios(baseline, client) : ratios(client, baseline)
             }
             var summary = ClientSummary.make(client: client, scenario: scenario, results: mine, ratios: baselineRatios)
             if let reference, reference != client {
@@ -254,6 +254,7 @@ enum Chart {
     static let colors: [String: String] = [
         "bluebonnet-async": "#2f5fd0", "bluebonnet-closure": "#7f9cf5", "ahc": "#e07b39",
         "urlsession": "#8e5ea2", "wrk": "#7a7a7a", "cref": "#3c9d5d", "curl": "#b8a22b",
+        "bluebonnet-default": "#14307a", "ahc-default": "#a34a14",
     ]
 
     static func svg(_ report: ReportData) -> String {
@@ -266,7 +267,7 @@ enum Chart {
             body += "<text x=\"20\" y=\"\(y)\" class=\"title\">\(escape(scenario.title))</text>"
             var unit = "\(scenario.primaryMetric), higher is better"
             if let baseline = scenario.baseline.flatMap(ClientKind.init(rawValue:)) {
-                unit += baseline.isBluebonnet ? " · ×: Bluebonnet ÷ this" : " · ×: this ÷ \(chartName(baseline.rawValue))"
+                unit += baseline.isBluebonnetBaseline ? " · ×: Bluebonnet ÷ this" : " · ×: this ÷ \(chartName(baseline.rawValue))"
             }
             body += "<text x=\"\(width - 20)\" y=\"\(y)\" class=\"unit\" text-anchor=\"end\">\(escape(unit))</text>\n"
             y += 10
@@ -302,6 +303,7 @@ enum Chart {
 
     static func chartName(_ client: String) -> String {
         switch ClientKind(rawValue: client) {
+        case .bluebonnetDefault: "Bluebonnet defaults"
         case .bluebonnetAsync: "Bluebonnet async"
         case .bluebonnetClosure: "Bluebonnet closure"
         case .bluebonnetPinned: "Bluebonnet pinned"
@@ -309,6 +311,7 @@ enum Chart {
         case .bluebonnetCacheDisk: "Bluebonnet disk cache"
         case .bluebonnetExecutor: "Bluebonnet loop executor"
         case .ahc: "AsyncHTTPClient"
+        case .ahcDefault: "AsyncHTTPClient defaults"
         case .urlsession: "URLSession"
         case .wrk: "wrk (reference)"
         case .cref: "C client (reference)"

@@ -52,12 +52,16 @@ struct Scenario: Sendable {
     }
 
     func runs(_ client: ClientKind) -> Bool {
-        client.isBluebonnet || peers.contains(client) || (client == .bluebonnetExecutor && isSmall)
+        if DefaultClients.isDefault(client) { return DefaultClients.runs(self) }
+        return client.isBluebonnet || peers.contains(client) || (client == .bluebonnetExecutor && isSmall)
     }
 }
 
 /// Every client the harness knows. Each runs in a process of its own.
 enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
+    /// A default `Session()` and URL strings, as a user writes it (`DefaultClients.swift`); the
+    /// baseline of the scenarios it runs.
+    case bluebonnetDefault = "bluebonnet-default"
     case bluebonnetAsync = "bluebonnet-async"
     case bluebonnetClosure = "bluebonnet-closure"
     /// `bluebonnet-async` with a `ServerTrustManager` pinning the test CA's public key (default
@@ -75,6 +79,8 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
     /// with no hop. The small-request scenarios only (`BluebonnetExecutorClient.swift`).
     case bluebonnetExecutor = "bluebonnet-executor"
     case ahc
+    /// `HTTPClient.shared` and URL strings, as a user writes it (`DefaultClients.swift`).
+    case ahcDefault = "ahc-default"
     case urlsession
     case wrk
     case cref
@@ -82,11 +88,16 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
 
     var isBluebonnet: Bool { self == .bluebonnetAsync || self == .bluebonnetClosure }
 
+    /// Which client a scenario's ratios are taken against: the first of these that ran (the
+    /// default-settings row where it runs, else the async API's).
+    var isBluebonnetBaseline: Bool { isBluebonnet || self == .bluebonnetDefault }
+
     /// In-process Swift clients run by `throughput worker`; the others are programs of their own.
     var isSwiftWorker: Bool { self != .wrk && self != .cref && self != .curl }
 
     var displayName: String {
         switch self {
+        case .bluebonnetDefault: "Bluebonnet (defaults, as users write it)"
         case .bluebonnetAsync: "Bluebonnet (async)"
         case .bluebonnetClosure: "Bluebonnet (closure)"
         case .bluebonnetPinned: "Bluebonnet (async, public key pinned)"
@@ -94,6 +105,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, Comparable {
         case .bluebonnetCacheDisk: "Bluebonnet (async, disk cache hits)"
         case .bluebonnetExecutor: "Bluebonnet (async, loop executor preferred)"
         case .ahc: "AsyncHTTPClient 1.37"
+        case .ahcDefault: "AsyncHTTPClient 1.37 (defaults, as users write it)"
         case .urlsession: "URLSession (FoundationNetworking)"
         case .wrk: "wrk (reference)"
         case .cref: "C reference"

@@ -68,6 +68,8 @@ struct Worker: AsyncParsableCommand {
                 loadClient = try BluebonnetClients.make(kind, scenario: scenario, baseURL: baseURL, caFile: ca)
             case .bluebonnetExecutor:
                 loadClient = try BluebonnetExecutorClient(scenario: scenario, baseURL: baseURL, caFile: ca)
+            case .bluebonnetDefault, .ahcDefault:
+                loadClient = try DefaultClients.make(kind, scenario: scenario, baseURL: baseURL)
             case .wrk, .cref, .curl:
                 return .failed(client, scenario.name, "not a worker client")
             }
@@ -91,7 +93,7 @@ struct Worker: AsyncParsableCommand {
                 transferClient = try AHCTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
             case .urlsession:
                 transferClient = try URLSessionTransferClient(scenario: scenario, baseURL: baseURL, setup: setup)
-            case .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .bluebonnetExecutor:
+            case .bluebonnetPinned, .bluebonnetCacheMemory, .bluebonnetCacheDisk, .bluebonnetExecutor, .bluebonnetDefault, .ahcDefault:
                 return .failed(client, scenario.name, "\(kind.rawValue) runs no transfer scenario")
             case .bluebonnetAsync, .bluebonnetClosure:
                 transferClient = BluebonnetTransferClient(

@@ -22,10 +22,10 @@ extension Request {
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
         while true {
-            let tasksBefore = tasks.count
+            let tasksBefore = taskCount
             let (attemptStart, transactionsBefore) = (ContinuousClock.now, transactions.count)
             let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
-            if tasks.count > tasksBefore, let task {
+            if taskCount > tasksBefore, let task {
                 completeTask(
                     task, error: cancellationError ?? attempt.outcome.error, started: attemptStart, redirects: attempt.redirects,
                     transactions: transactions[transactionsBefore...])
@@ -98,19 +98,22 @@ extension Request {
         }
         let preparation = RequestPreparation(configuration: session.configuration)
         request = preparation.prepare(request)
-        let adapters: [any RequestAdapter] = [session.interceptor, interceptor].compactMap { $0 }
-        let initial = request
-        for adapter in adapters {
-            do {
-                request = try await adapt(
-                    request, with: adapter, state: RequestAdapterState(requestID: id, session: session, retryCount: retryCount))
-            } catch {
-                let failure = error.asAFError(or: .requestAdaptationFailed(error: error))
-                eventMonitor.request(self, didFailToAdaptURLRequest: initial, withError: failure)
-                return Attempt(outcome: Outcome(request: request, error: failure), redirects: 0, retryable: true)
+        // Without an interceptor no array of adapters is made (an allocation per request).
+        if session.interceptor != nil || interceptor != nil {
+            let adapters: [any RequestAdapter] = [session.interceptor, interceptor].compactMap { $0 }
+            let initial = request
+            for adapter in adapters {
+                do {
+                    request = try await adapt(
+                        request, with: adapter, state: RequestAdapterState(requestID: id, session: session, retryCount: retryCount))
+                } catch {
+                    let failure = error.asAFError(or: .requestAdaptationFailed(error: error))
+                    eventMonitor.request(self, didFailToAdaptURLRequest: initial, withError: failure)
+                    return Attempt(outcome: Outcome(request: request, error: failure), redirects: 0, retryable: true)
+                }
             }
+            eventMonitor.request(self, didAdaptInitialRequest: initial, to: request)
         }
-        if !adapters.isEmpty { eventMonitor.request(self, didAdaptInitialRequest: initial, to: request) }
         if let refused = preparation.check(request) {
             return Attempt(outcome: Outcome(request: request, error: refused), redirects: 0, retryable: true)
         }

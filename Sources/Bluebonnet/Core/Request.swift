@@ -62,10 +62,13 @@ public class Request: @unchecked Sendable {
         var exchange: HTTP1Exchange?
         var cancellationError: BluebonnetError?
         var outcome: Outcome?
+        /// The first waiter, kept apart from `waiters`: most requests have just one (their
+        /// serializer), and an array of one is an allocation per request.
+        var firstWaiter: Waiter?
         var waiters: [@Sendable (Outcome) -> Void] = []
         var lastRequest: HTTPRequest?
-        var sentRequests: [HTTPRequest] = []
-        var tasks: [URLSessionTask] = []
+        var sentRequests = FirstInlineList<HTTPRequest>()
+        var tasks = FirstInlineList<URLSessionTask>()
         var retryCount = 0
         var progress: ProgressTracker?
         /// `cURLDescription(on:calling:)` handlers waiting for the first request to be sent.
@@ -132,7 +135,7 @@ public class Request: @unchecked Sendable {
     public var lastRequest: HTTPRequest? { mutable.withLock { $0.lastRequest } }
 
     /// Every request sent so far, in order: one per attempt and per redirect or challenge hop.
-    public var requests: [HTTPRequest] { mutable.withLock { $0.sentRequests } }
+    public var requests: [HTTPRequest] { mutable.withLock { $0.sentRequests.elements } }
 
     /// The response: the final one once the request finished, before that the last response of
     /// the running ``task`` (so a retrier sees the response of the attempt that failed), nil
@@ -148,7 +151,10 @@ public class Request: @unchecked Sendable {
     public var task: URLSessionTask? { mutable.withLock { $0.tasks.last } }
 
     /// Every task of the request, in order: one per attempt (the first, then one per retry).
-    public var tasks: [URLSessionTask] { mutable.withLock { $0.tasks } }
+    public var tasks: [URLSessionTask] { mutable.withLock { $0.tasks.elements } }
+
+    /// How many tasks were made (without building ``tasks``).
+    var taskCount: Int { mutable.withLock { $0.tasks.count } }
 
     /// The request's error, once it finished with one.
     public var error: BluebonnetError? { mutable.withLock { $0.outcome?.error } }
@@ -404,15 +410,18 @@ public class Request: @unchecked Sendable {
         if outcome.error == nil, outcome.response != nil, let tracker = progressTracker {
             tracker.finish(downloaded: outcome.metrics?.transactions.last.map { Int64($0.responseBodyBytesEncoded) })
         }
-        let (first, waiters, cURLHandlers) = mutable.withLock { m in
-            guard m.outcome == nil else { return (false, [@Sendable (Outcome) -> Void](), [CURLHandler]()) }
+        typealias Taken = (Bool, Waiter?, [@Sendable (Outcome) -> Void], [CURLHandler])
+        let (first, firstWaiter, waiters, cURLHandlers) = mutable.withLock { m -> Taken in
+            guard m.outcome == nil else { return (false, nil, [], []) }
             m.outcome = outcome
             if m.state != .cancelled { m.state = .finished }
+            let firstWaiter = m.firstWaiter
+            m.firstWaiter = nil
             let waiters = m.waiters
             m.waiters = []
             let cURLHandlers = m.cURLHandlers
             m.cURLHandlers = []
-            return (true, waiters, cURLHandlers)
+            return (true, firstWaiter, waiters, cURLHandlers)
         }
         // Never sent (cancelled first, or the request could not be built): the handlers still
         // get what there is, as in Alamofire.
@@ -422,7 +431,14 @@ public class Request: @unchecked Sendable {
         }
         if first { eventMonitor.requestDidFinish(self) }
         session.requestFinished(self)
+        firstWaiter?.call(outcome)
         for waiter in waiters { waiter(outcome) }
+    }
+
+    /// A closure waiting for the outcome, in a struct so that it moves through the lock's generic
+    /// closure as it is (a bare function value there is wrapped in a thunk: an allocation).
+    struct Waiter: Sendable {
+        let call: @Sendable (Outcome) -> Void
     }
 
     /// Calls `body` with the outcome once there is one (at once if there already is), and starts
@@ -430,7 +446,7 @@ public class Request: @unchecked Sendable {
     func whenFinished(resuming: Bool = true, _ body: @escaping @Sendable (Outcome) -> Void) {
         let ready = mutable.withLock { m -> Outcome? in
             if let outcome = m.outcome { return outcome }
-            m.waiters.append(body)
+            if m.firstWaiter == nil && m.waiters.isEmpty { m.firstWaiter = Waiter(call: body) } else { m.waiters.append(body) }
             return nil
         }
         if let ready { body(ready) }
@@ -459,7 +475,9 @@ public class Request: @unchecked Sendable {
     var finishedOutcome: Outcome? { mutable.withLock { $0.outcome } }
 
     func finishedResponse() async -> Outcome {
-        await withCheckedContinuation { continuation in
+        // Unsafe rather than checked (whose canary is an allocation per request): `finish` takes
+        // every waiter exactly once, under the lock, and calls each once.
+        await withUnsafeContinuation { continuation in
             whenFinished { continuation.resume(returning: $0) }
         }
     }

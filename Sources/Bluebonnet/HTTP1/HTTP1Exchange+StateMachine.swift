@@ -280,6 +280,7 @@ extension HTTP1Exchange {
             guard writesOutstanding else { return [] }
             writesOutstanding = false
             var actions: [Action] = []
+            actions.reserveCapacity(2)
             disarm(.idleWrite, &actions)
             switch state {
             case .running(.complete, _):
@@ -420,6 +421,9 @@ extension HTTP1Exchange {
         /// Runs the parser until it needs more bytes, the response ends or it fails.
         private mutating func parse() -> [Action] {
             var actions: [Action] = []
+            // Room for a whole small response in one buffer: the head, a body part, the end and
+            // the timers the end disarms (growing from empty is two or three allocations).
+            actions.reserveCapacity(12)
             while case .running(var request, var response) = state {
                 let event: ResponseEvent
                 do {

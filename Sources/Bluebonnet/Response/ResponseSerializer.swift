@@ -36,13 +36,18 @@ public protocol ResponseSerializer: DataResponseSerializerProtocol, DownloadResp
     var emptyResponseCodes: Set<Int> { get }
 }
 
+// Made once: every `serializingData()` and `response…` call takes these as default arguments, and
+// a set literal is an allocation each time.
+private let defaultEmptyRequestMethodsSet: Set<HTTPMethod> = [.head]
+private let defaultEmptyResponseCodesSet: Set<Int> = [204, 205]
+
 extension ResponseSerializer {
     /// The default preprocessor: ``PassthroughPreprocessor``.
     public static var defaultDataPreprocessor: any DataPreprocessor { PassthroughPreprocessor() }
     /// The default methods allowed an empty body: `[.head]`.
-    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { defaultEmptyRequestMethodsSet }
     /// The default status codes allowed an empty body: `[204, 205]`.
-    public static var defaultEmptyResponseCodes: Set<Int> { [204, 205] }
+    public static var defaultEmptyResponseCodes: Set<Int> { defaultEmptyResponseCodesSet }
 
     /// ``defaultDataPreprocessor`` unless the serializer says otherwise.
     public var dataPreprocessor: any DataPreprocessor { Self.defaultDataPreprocessor }

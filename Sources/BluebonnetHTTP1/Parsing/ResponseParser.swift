@@ -73,20 +73,30 @@ public struct ResponseParser: Sendable {
     /// so taking the oldest is O(1) however deep the pipeline.
     @usableFromInline
     struct MethodQueue: Sendable {
+        /// The oldest method when it was queued on an empty queue: one request at a time (the
+        /// common case) never allocates `storage`.
+        var first: HTTPMethod?
+        /// The methods queued behind `first`, from `head` on.
         var storage: [HTTPMethod] = []
         var head = 0
 
-        var isEmpty: Bool { head == storage.count }
+        var isEmpty: Bool { first == nil && head == storage.count }
 
         mutating func append(_ method: HTTPMethod) {
-            if head > 0 && head == storage.count {
+            if isEmpty {
                 storage.removeAll(keepingCapacity: true)
                 head = 0
+                first = method
+                return
             }
             storage.append(method)
         }
 
         mutating func removeFirst() -> HTTPMethod? {
+            if let method = first {
+                first = nil
+                return method
+            }
             guard head < storage.count else { return nil }
             defer {
                 head &+= 1

@@ -31,6 +31,10 @@ final class UploadPlan: Sendable {
         self.produce = produce
     }
 
+    /// The plan of every request without a body, made once: with no producer, nothing in it ever
+    /// changes (`started` and `failure` are written by producers only).
+    private static let none = UploadPlan(body: .none, isReplayable: true)
+
     /// The per-attempt source of a streamed body: a fresh pump and its producer task.
     var source: HTTP1BodySourceFactory? {
         guard let produce else { return nil }
@@ -50,9 +54,9 @@ final class UploadPlan: Sendable {
     static func make(for content: RequestBody) throws(BluebonnetError) -> UploadPlan {
         switch content.storage {
         case .empty:
-            return UploadPlan(body: .none, isReplayable: true)
+            return none
         case .data(let data):
-            return UploadPlan(body: data.isEmpty ? .none : .bytes(ByteBuffer(bytes: data)), isReplayable: true)
+            return data.isEmpty ? none : UploadPlan(body: .bytes(ByteBuffer(bytes: data)), isReplayable: true)
         case .file(let url):
             let status = try fileStatus(url)
             return UploadPlan(body: .stream(length: Int(status.size)), isReplayable: true) { pump, plan in
