@@ -97,7 +97,7 @@ echo "== soak (short pass)"
 bash scripts/soak.sh --short
 
 # The concurrency core under ThreadSanitizer (docs/RELIABILITY.md, "Sanitizers"): a build of its
-# own (.build-tsan), the event loop, connection, pool, exchange and session suites, zero reports.
+# own (.build-tsan), the connection, pool, exchange and session suites, zero reports.
 echo "== sanitizers (ThreadSanitizer, short pass)"
 bash scripts/sanitize.sh thread --short
 
