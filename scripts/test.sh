@@ -105,6 +105,11 @@ check_passed
 echo "== soak (short pass)"
 bash scripts/soak.sh --short
 
+# The concurrency core under ThreadSanitizer (docs/RELIABILITY.md, "Sanitizers"): a build of its
+# own (.build-tsan), the connection, pool, exchange and session suites, zero reports.
+echo "== sanitizers (ThreadSanitizer, short pass)"
+bash scripts/sanitize.sh thread --short
+
 if [ -f Fuzz/Package.swift ]; then
   echo "== fuzz (bounded)"
   bash scripts/fuzz.sh

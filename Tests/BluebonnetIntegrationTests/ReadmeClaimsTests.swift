@@ -121,7 +121,11 @@ struct ReadmeClaimsTests {
         }
         #expect(bluebonnet.isExplicitlyCancelledError, "\(bluebonnet)")
         // The response would take 10 s: anything under 9 s did not wait for it (a loaded machine can take seconds).
-        #expect(ContinuousClock.now - started < .seconds(9), "cancellation must not wait for the response")
+        // Not under a sanitizer (scripts/sanitize.sh), where a starved task can take longer than
+        // that to run at all; the cancellation error above still shows the response was not awaited.
+        if !SanitizerRun.isActive {
+            #expect(ContinuousClock.now - started < .seconds(9), "cancellation must not wait for the response")
+        }
         await session.shutdown()
     }
 

@@ -1,13 +1,14 @@
 @testable import Bluebonnet
 import BluebonnetCore
 import BluebonnetPosix
+import BluebonnetTestSupport
 import FoundationEssentials
 import Synchronization
 import Testing
 
 /// The body pump and the file producer, driven by the test as the exchange would drive them
 /// (pull, `.pending`, wake), with real files and no sockets.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(SanitizerRun.timeLimitMinutes(1))))
 struct UploadPlanTests {
     /// Pulls from `source` as the exchange does, waiting for its wake-up when it is pending.
     static func pull(_ source: any HTTP1BodyPartSource) async -> HTTP1BodyPull {

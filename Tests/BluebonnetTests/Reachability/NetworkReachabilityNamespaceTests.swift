@@ -8,7 +8,7 @@ import Testing
 /// with a veth pair (the `dummy` link type is not in every kernel) whose one end the test takes
 /// down and up. Needs `CAP_SYS_ADMIN` and iproute2
 /// (`scripts/setup.sh`); without them the test fails and says so, it never passes silently.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(SanitizerRun.timeLimitMinutes(1))))
 struct NetworkReachabilityNamespaceTests {
     typealias Status = NetworkReachabilityManager.NetworkReachabilityStatus
 
