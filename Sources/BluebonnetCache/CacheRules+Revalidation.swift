@@ -10,33 +10,45 @@ public enum CacheFailure: Sendable, Hashable {
 }
 
 /// An entity tag (RFC 9110 §8.8.3): `"opaque"` or `W/"opaque"`.
-struct EntityTag: Hashable {
+///
+/// Parsed and compared by UTF-8 byte: the opaque tag is octets (`etagc` is `%x21 / %x23-7E /
+/// obs-text`), so a precomposed `é` and `e` + U+0301, equal as Strings, are different tags, and a
+/// `"` followed by a combining mark is still a `"` that the tag may not contain.
+struct EntityTag {
     var isWeak: Bool
     var opaque: Substring
 
     init?(parsing text: String) {
         var rest = HTTPSyntax.trimmed(text)
-        isWeak = rest.hasPrefix("W/")
-        if isWeak { rest = rest.dropFirst(2) }
-        guard rest.count >= 2, rest.first == "\"", rest.last == "\"" else { return nil }
-        let inner = rest.dropFirst().dropLast()
-        guard !inner.contains("\"") else { return nil }
+        isWeak = rest.utf8.starts(with: "W/".utf8)
+        if isWeak { rest = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...] }
+        let quote = UInt8(ascii: "\"")
+        let bytes = rest.utf8
+        guard bytes.count >= 2, bytes.first == quote, bytes.last == quote else { return nil }
+        let inner = rest[bytes.index(after: bytes.startIndex)..<bytes.index(before: bytes.endIndex)]
+        guard !inner.utf8.contains(quote) else { return nil }
         opaque = inner
     }
 
     /// The strong comparison (RFC 9110 §8.8.3.2): both strong and the same opaque tag.
-    func strongMatches(_ other: EntityTag) -> Bool { !isWeak && !other.isWeak && opaque == other.opaque }
+    func strongMatches(_ other: EntityTag) -> Bool { !isWeak && !other.isWeak && weakMatches(other) }
 
-    /// The weak comparison: the same opaque tag.
-    func weakMatches(_ other: EntityTag) -> Bool { opaque == other.opaque }
+    /// The weak comparison: the same opaque tag, octet for octet.
+    func weakMatches(_ other: EntityTag) -> Bool { opaque.utf8.elementsEqual(other.opaque.utf8) }
 }
 
 extension HTTPSyntax {
+    /// `text` without leading and trailing spaces and tabs, found by UTF-8 byte (a space followed
+    /// by a combining mark is one Character that is not a space).
     static func trimmed(_ text: String) -> Substring {
-        var slice = Substring(text)
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return slice
+        let slice = Substring(text)
+        let bytes = slice.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while start < end, isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while start < end, case let before = bytes.index(before: end), isSpace(bytes[before]) { end = before }
+        return slice[start..<end]
     }
 }
 

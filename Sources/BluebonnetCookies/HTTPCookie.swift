@@ -178,23 +178,31 @@ public final class HTTPCookie: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Splits a comma-joined `Set-Cookie` value at each comma that starts a new `name=` pair.
+    ///
+    /// Scans UTF-8 bytes, as `SetCookie` parses each part: a `,` followed by a combining mark is
+    /// one Character that is not `,`, and U+037E is canonically equal to `;`, so a Character
+    /// scan missed the comma or ended the name early.
     static func splitJoinedSetCookie(_ value: String) -> [String] {
         var parts: [String] = []
-        var current = Substring(value)
-        var searchFrom = current.startIndex
-        while let comma = current[searchFrom...].firstIndex(of: ",") {
-            let after = current[current.index(after: comma)...].drop { $0 == " " || $0 == "\t" }
-            let token = after.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " }
-            if !token.isEmpty, after.dropFirst(token.count).first == "=" {
-                parts.append(String(current[..<comma]))
-                current = after
-                searchFrom = current.startIndex
-            } else {
-                searchFrom = current.index(after: comma)
+        let text = Substring(value)
+        let bytes = text.utf8
+        var partStart = bytes.startIndex
+        var searchFrom = bytes.startIndex
+        while let comma = bytes[searchFrom...].firstIndex(of: UInt8(ascii: ",")) {
+            var after = bytes.index(after: comma)
+            while after < bytes.endIndex, bytes[after] == UInt8(ascii: " ") || bytes[after] == UInt8(ascii: "\t") {
+                after = bytes.index(after: after)
             }
+            var tokenEnd = after
+            while tokenEnd < bytes.endIndex, !"=;, ".utf8.contains(bytes[tokenEnd]) { tokenEnd = bytes.index(after: tokenEnd) }
+            if tokenEnd > after, tokenEnd < bytes.endIndex, bytes[tokenEnd] == UInt8(ascii: "=") {
+                parts.append(String(text[partStart..<comma]))
+                partStart = after
+            }
+            searchFrom = bytes.index(after: comma)
         }
-        parts.append(String(current))
-        return parts.filter { !$0.allSatisfy { $0 == " " } }
+        parts.append(String(text[partStart...]))
+        return parts.filter { !$0.utf8.allSatisfy { $0 == UInt8(ascii: " ") } }
     }
 
     /// A `Cookie` header for `cookies`, in the given order: `["Cookie": "a=1; b=2"]`, or an empty

@@ -38,34 +38,36 @@ extension HTTPResponse {
     }
 
     /// `; name=value` parameters after the disposition type, quoted strings unescaped.
+    ///
+    /// Scans UTF-8 bytes (RFC 6266 §4.1's grammar is ASCII): `;`, `=` or `"` followed by a
+    /// combining mark is one Character that is none of them, and U+037E is canonically equal to
+    /// `;`, so a Character scan split parameters where the wire does not.
     private static func parameters(_ value: String) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
-        var index = value.startIndex
+        let text = Substring(value)
+        let bytes = text.utf8
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         // Skip the disposition type.
-        while index < value.endIndex, value[index] != ";" { index = value.index(after: index) }
-        while index < value.endIndex {
-            index = value.index(after: index)  // past ";"
-            while index < value.endIndex, value[index] == " " || value[index] == "\t" { index = value.index(after: index) }
+        var index = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        while index < bytes.endIndex {
+            index = bytes.index(after: index)  // past ";"
+            while index < bytes.endIndex, isSpace(bytes[index]) { index = bytes.index(after: index) }
             let nameStart = index
-            while index < value.endIndex, value[index] != "=", value[index] != ";" { index = value.index(after: index) }
-            let name = value[nameStart..<index].trimmingSpaces.lowercased()
-            guard index < value.endIndex, value[index] == "=" else { continue }
-            index = value.index(after: index)
-            while index < value.endIndex, value[index] == " " || value[index] == "\t" { index = value.index(after: index) }
-            var parameterValue = ""
-            if index < value.endIndex, value[index] == "\"" {
-                index = value.index(after: index)
-                while index < value.endIndex, value[index] != "\"" {
-                    if value[index] == "\\", value.index(after: index) < value.endIndex { index = value.index(after: index) }
-                    parameterValue.append(value[index])
-                    index = value.index(after: index)
-                }
-                if index < value.endIndex { index = value.index(after: index) }
-                while index < value.endIndex, value[index] != ";" { index = value.index(after: index) }
+            while index < bytes.endIndex, bytes[index] != UInt8(ascii: "="), bytes[index] != UInt8(ascii: ";") {
+                index = bytes.index(after: index)
+            }
+            let name = text[nameStart..<index].trimmingOWS.lowercased()
+            guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "=") else { continue }
+            index = bytes.index(after: index)
+            while index < bytes.endIndex, isSpace(bytes[index]) { index = bytes.index(after: index) }
+            let parameterValue: String
+            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "\"") {
+                (parameterValue, index) = text.quotedStringValue(openingAt: index)
+                index = bytes[index...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
             } else {
                 let start = index
-                while index < value.endIndex, value[index] != ";" { index = value.index(after: index) }
-                parameterValue = String(value[start..<index].trimmingSpaces)
+                index = bytes[index...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+                parameterValue = String(text[start..<index].trimmingOWS)
             }
             result.append((name, parameterValue))
         }
@@ -116,17 +118,8 @@ extension HTTPResponse {
             }
         }
         if !component.isEmpty { last = component }
-        let cleaned = String(last).trimmingSpaces
+        let cleaned = String(last).trimmingOWS
         guard !cleaned.isEmpty, cleaned != ".", cleaned != "..", cleaned.utf8.count <= 255 else { return nil }
         return String(cleaned)
-    }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: SubSequence {
-        let start = firstIndex(where: { $0 != " " && $0 != "\t" }) ?? endIndex
-        let end = lastIndex(where: { $0 != " " && $0 != "\t" }).map { index(after: $0) } ?? start
-        return self[start..<Swift.max(start, end)]
     }
 }

@@ -51,7 +51,10 @@ import Testing
         ("attachment; filename=\"a\u{07}b\"", "ab"),
         // `/` + U+0301 is one Character but still a separator byte to the kernel.
         ("attachment; filename=\"../\u{301}x\"", "\u{301}x"),
-        ("attachment; filename=\"..\\\u{301}x\"", "\u{301}x"),
+        ("attachment; filename*=UTF-8''..%5C%CC%81x", "\u{301}x"),
+        // In a quoted-string, `\` + U+0301 is a quoted-pair (RFC 9110 §5.6.4): the `\` is
+        // removed, leaving one component with no separator.
+        ("attachment; filename=\"..\\\u{301}x\"", "..\u{301}x"),
         ("attachment; filename*=UTF-8''..%2F%CC%81..%2F%CC%81x", "\u{301}x"),
         ("attachment; filename*=UTF-8''..%2F%CC%81", "\u{301}"),
     ] as [(String, String?)])
