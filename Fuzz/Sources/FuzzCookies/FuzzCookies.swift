@@ -146,7 +146,10 @@ func checkAccepted(_ cookie: HTTPCookie, from origin: URL) {
 /// them, in order, on one line.
 func checkSent(_ cookies: [HTTPCookie], to url: URL) {
     let host = url.host!.lowercased()
-    let path = url.path.isEmpty ? "/" : url.path
+    // The request path as sent, percent-encoded and with its trailing slash (`URL.path` drops it,
+    // so `/repo/` read as `/repo` made a `Path=/repo/` cookie look misrouted).
+    let sentPath = url.path(percentEncoded: true)
+    let path = sentPath.isEmpty ? "/" : sentPath
     for cookie in cookies {
         let hostOnly = !cookie.domain.hasPrefix(".")
         let domain = hostOnly ? cookie.domain : String(cookie.domain.dropFirst())
