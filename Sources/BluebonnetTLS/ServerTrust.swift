@@ -74,10 +74,10 @@ public struct ServerTrust: Sendable {
     /// succeeded: nil on a resumed session, for another host, or after a failure. Reading it costs
     /// nothing, where ``leafNames(_:)`` parses the leaf's names again.
     package func handshakeVerifiedChain(forHost host: String) -> [Certificate]? {
-        guard let recorded = handshakeVerification, recorded.result == Int(X509_V_OK), let checked = recorded.host else {
-            return nil
-        }
-        return HostnameVerifier.normalize(host).lowercased() == checked.lowercased() ? recorded.chain : nil
+        guard let recorded = handshakeVerification, recorded.result == Int(X509_V_OK),
+            case .success(let chain)? = recorded.outcome(forHost: HostnameVerifier.normalize(host))
+        else { return nil }
+        return chain
     }
 
     /// Whether the leaf names `host` (a DNS or IP `subjectAltName`, never the subject CN), by the
