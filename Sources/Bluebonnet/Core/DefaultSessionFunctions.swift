@@ -254,3 +254,38 @@ extension DownloadRequest {
     @available(*, deprecated, renamed: "Options")
     public typealias DownloadOptions = Options
 }
+
+extension DownloadRequest {
+    /// `suggestedDownloadDestination(directory:domain:)`, as the Alamofire 4 pre-release documents
+    /// (the Chinese README) spell ``suggestedDownloadDestination(for:in:options:)``: the same
+    /// destination, in `directory` of `domain`, named after the response.
+    @available(*, deprecated, renamed: "suggestedDownloadDestination(for:in:options:)")
+    public static func suggestedDownloadDestination(
+        directory: FileManager.SearchPathDirectory = .documentDirectory,
+        domain: FileManager.SearchPathDomainMask = .userDomainMask
+    ) -> Destination {
+        suggestedDownloadDestination(for: directory, in: domain)
+    }
+}
+
+/// `upload(_:to:withMethod:headers:)`, as the Alamofire 4.0 migration guide spells
+/// `upload(_:to:method:headers:)` (a label of the 4.0 betas): uploads `data` to `url` on
+/// ``Session/default``.
+@available(*, deprecated, renamed: "upload(_:to:method:headers:)")
+@discardableResult
+public func upload(
+    _ data: Data, to url: any URLConvertible, withMethod method: HTTPMethod, headers: HTTPHeaders? = nil
+) -> UploadRequest {
+    Session.default.upload(data, to: url, method: method, headers: headers)
+}
+
+/// `upload(_:to:withMethod:headers:)` for a file, as the Alamofire 4.0 betas spelled
+/// `upload(_:to:method:headers:)`: uploads the file at `fileURL` to `url` on
+/// ``Session/default``.
+@available(*, deprecated, renamed: "upload(_:to:method:headers:)")
+@discardableResult
+public func upload(
+    _ fileURL: URL, to url: any URLConvertible, withMethod method: HTTPMethod, headers: HTTPHeaders? = nil
+) -> UploadRequest {
+    Session.default.upload(fileURL, to: url, method: method, headers: headers)
+}

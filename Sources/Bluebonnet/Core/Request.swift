@@ -41,6 +41,9 @@ public class Request: @unchecked Sendable {
     /// The session that made it.
     public let session: Session
     /// This request's own interceptor (runs after the session's).
+    ///
+    /// When the session had an Alamofire 4 ``Session/adapter`` or ``Session/retrier`` set as
+    /// the request was made, an ``Interceptor`` with those first and then the request's own.
     public let interceptor: (any RequestInterceptor)?
     /// The monitors told about this request: the session's, then the ones given to
     /// `Session.request(…, eventMonitors:)`.
@@ -99,7 +102,7 @@ public class Request: @unchecked Sendable {
         self.disposition = disposition
         self.session = session
         self.built = built
-        self.interceptor = interceptor
+        self.interceptor = session.interceptor(madeAfterFourEraSettings: interceptor)
         self.eventMonitor = eventMonitor
     }
 

@@ -104,6 +104,10 @@ public final class Session: Sendable {
     let telemetry: SessionTelemetry?
     private let live = Mutex(LiveRequests())
     private let taskIdentifiers = Atomic<Int>(0)
+    /// Alamofire 4's settable ``adapter`` and ``retrier`` (Session+AlamofireFourInterceptors.swift).
+    let fourEraInterceptors = Mutex(FourEraInterceptors())
+    /// Whether either is set: read without the lock for each request made.
+    let hasFourEraInterceptors = Atomic<Bool>(false)
     /// The Digest nonces answered, per origin, for preemptive answers (empty until one is).
     let digestNonces = DigestNonceCache()
 

@@ -26,6 +26,9 @@ public struct RequestAdapterState: Sendable {
 /// - `adapt(_:using:completion:)`, Alamofire's form with a ``RequestAdapterState``;
 /// - `adapt(_:using:) async throws`, the async form (the one the session calls).
 ///
+/// An adapter ported from Alamofire 4 may implement 4.x's `adapt(_:) throws` instead; the
+/// others reach it when it is the only one.
+///
 /// Call the completion exactly once. Calling an adapter through a form it does not implement
 /// goes through the others: `adapt(_:for:completion:)` of an adapter that implements only the
 /// async form gets a state with a new `requestID`. An adapter that implements none of them traps
@@ -47,6 +50,11 @@ public protocol RequestAdapter: Sendable {
     /// The async form: returns the request to send, or throws; the default calls
     /// `adapt(_:using:completion:)`.
     func adapt(_ urlRequest: HTTPRequest, using state: RequestAdapterState) async throws -> HTTPRequest
+
+    /// Alamofire 4's form: returns the request to send, or throws. The session uses it only for
+    /// an adapter that implements none of the other three; the default throws
+    /// ``SynchronousAdaptationUnavailable``. New code implements an Alamofire 5 form.
+    func adapt(_ urlRequest: HTTPRequest) throws -> HTTPRequest
 }
 
 extension RequestAdapter {
@@ -88,13 +96,40 @@ extension RequestAdapter {
         }
     }
 
+    /// Alamofire 4's synchronous form, which this adapter does not implement: throws
+    /// ``SynchronousAdaptationUnavailable``.
+    public func adapt(_ urlRequest: HTTPRequest) throws -> HTTPRequest {
+        throw SynchronousAdaptationUnavailable(adapter: "\(Self.self)")
+    }
+
+    /// The end of the defaults' round: Alamofire 4's form if the adapter implements it, else the
+    /// request unchanged for an interceptor, else a trap.
     private func noAdaptationForm(_ urlRequest: HTTPRequest) -> Result<HTTPRequest, any Error> {
+        do {
+            return .success(try adapt(urlRequest))
+        } catch is SynchronousAdaptationUnavailable {
+            // Not implemented either: as below.
+        } catch {
+            return .failure(error)
+        }
         guard self is any RequestInterceptor else {
             preconditionFailure(
                 "\(Self.self) conforms to RequestAdapter but implements none of adapt(_:for:completion:), "
-                    + "adapt(_:using:completion:) and adapt(_:using:) async")
+                    + "adapt(_:using:completion:), adapt(_:using:) async and adapt(_:)")
         }
         return .success(urlRequest)
+    }
+}
+
+/// What the default of Alamofire 4's `adapt(_:)` throws: the adapter implements only
+/// Alamofire 5's asynchronous forms, which a synchronous call cannot wait for.
+public struct SynchronousAdaptationUnavailable: Error, CustomStringConvertible {
+    /// The adapter's type.
+    public let adapter: String
+
+    /// Says which adapter and what to call instead.
+    public var description: String {
+        "\(adapter) adapts asynchronously: call adapt(_:for:completion:) or adapt(_:using:) async instead of adapt(_:)"
     }
 }
 
