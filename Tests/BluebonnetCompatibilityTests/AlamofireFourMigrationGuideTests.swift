@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 // The Alamofire 4 code of the 4.0 migration guide ("New Features": "Request Adapter", "Request
-// Retrier"; "URLRequest Conformance"; "Download and Upload Progress"), of README-zh.md ("下载路径",
+// Retrier", with adapters and retriers in 4.x's shapes; "URLRequest Conformance"; "Download and Upload Progress"), of README-zh.md ("下载路径",
 // download destinations) and of AdvancedUsage.md's 4-era "Response Mapping", which Bluebonnet
 // keeps working as deprecated API. The deprecated names are called from deprecated members
 // reached through a protocol, as in AlamofireFourSpellingsTests, so the target builds without
@@ -34,6 +34,22 @@ struct FourEraRefusingAdapter: RequestAdapter {
     struct Refused: Error, Equatable {}
 
     func adapt(_ urlRequest: URLRequest) throws -> URLRequest { throw Refused() }
+}
+
+/// A request retrier written for Alamofire 4: only `should(_:retry:with:completion:)`. Retries
+/// a 500 twice (at once, then after a millisecond).
+final class FourEraRetryOn500: RequestRetrier {
+    let asked = Recorder<Int>()
+
+    @available(*, deprecated, message: "Alamofire 4's SessionManager on purpose")
+    func should(_ manager: SessionManager, retry request: Request, with error: Error, completion: @escaping RequestRetryCompletion) {
+        asked.append(request.retryCount)
+        if request.response?.statusCode == 500, request.retryCount < 2 {
+            completion(true, request.retryCount == 0 ? 0 : 0.001)
+        } else {
+            completion(false, 0)
+        }
+    }
 }
 
 /// What the sections below do with the deprecated names.
@@ -218,6 +234,30 @@ extension CompatibilityTests {
             _ = await handled { done in unretried.response { done($0.response?.statusCode) } }
             #expect(unretried.retryCount == 0)
             #expect(asked.all.count == 3)
+            await session.shutdown()
+        }
+
+        /// 4.0 guide, "Request Retrier": a retrier in 4.x's shape (`should(_:retry:with:completion:)`,
+        /// `RequestRetryCompletion`), as the session's `retrier` and in a request's interceptor.
+        @Test func alamofireFourRetrierShape() async throws {
+            let base = try HTTPBin.base()
+            let session = Session()
+            let retrier = FourEraRetryOn500()
+            code.setRetrier(retrier, on: session)
+            let request = session.request("\(base)/status/500").validate()
+            let response = await handled { done in request.response { done($0) } }
+            #expect(response.error?.responseCode == 500)
+            #expect(request.retryCount == 2)
+            #expect(retrier.asked.all == [0, 1, 2])
+
+            let perRequest = FourEraRetryOn500()
+            let other = AF.request("\(base)/status/500", interceptor: Interceptor(retriers: [perRequest])).validate()
+            _ = await handled { done in other.response { done($0.response?.statusCode) } }
+            #expect(other.retryCount == 2)
+            // A success is never offered to the retrier.
+            let fine = AF.request("\(base)/get", interceptor: Interceptor(retriers: [perRequest])).validate()
+            _ = await handled { done in fine.response { done($0.response?.statusCode) } }
+            #expect(perRequest.asked.all == [0, 1, 2])
             await session.shutdown()
         }
 

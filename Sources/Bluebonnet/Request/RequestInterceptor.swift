@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// What an adapter knows about the request it adapts: Alamofire's `RequestAdapterState`.
 public struct RequestAdapterState: Sendable {
@@ -172,6 +173,9 @@ public enum RetryResult: Sendable {
 /// - `retry(_:for:dueTo:completion:)`, Alamofire's requirement;
 /// - `retry(_:for:dueTo:) async`, the async form (the one the session calls).
 ///
+/// A retrier ported from Alamofire 4 may implement 4.x's `should(_:retry:with:completion:)`
+/// instead; the others reach it when it is the only one.
+///
 /// The ``Request`` tells what failed: ``Request/request`` and ``Request/retryCount`` (retries so
 /// far), ``Request/response`` (the failed attempt's response, if one arrived) and
 /// ``Request/task``. A retrier that implements neither form traps when first used (Alamofire's
@@ -186,7 +190,18 @@ public protocol RequestRetrier: Sendable {
 
     /// The async form; the default calls `retry(_:for:dueTo:completion:)`.
     func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult
+
+    /// Alamofire 4's form: calls `completion` once with whether to retry and after how many
+    /// seconds (`true, 0` retries at once). The session uses it only for a retrier that
+    /// implements neither of the other two; the default does nothing. New code implements an
+    /// Alamofire 5 form.
+    func should(
+        _ manager: Session, retry request: Request, with error: any Error, completion: @escaping RequestRetryCompletion)
 }
+
+/// Alamofire 4's completion of ``RequestRetrier/should(_:retry:with:completion:)``: whether to
+/// retry, and the delay in seconds.
+public typealias RequestRetryCompletion = @Sendable (_ shouldRetry: Bool, _ timeDelay: TimeInterval) -> Void
 
 extension RequestRetrier {
     /// Runs `retry(_:for:dueTo:)` (async) in a new task and calls `completion` with its answer.
@@ -195,7 +210,7 @@ extension RequestRetrier {
         completion: @escaping @Sendable (RetryResult) -> Void
     ) {
         let key = InterceptorForms.Key(Self.self, .retryCompletion)
-        guard InterceptorForms.enter(key) else { return completion(noRetryForm()) }
+        guard InterceptorForms.enter(key) else { return answerWithAlamofireFourForm(request, session, error, completion) }
         InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
             Task { completion(await self.retry(request, for: session, dueTo: error)) }
         }
@@ -204,7 +219,11 @@ extension RequestRetrier {
     /// Calls `retry(_:for:dueTo:completion:)` and waits for its completion.
     public func retry(_ request: Request, for session: Session, dueTo error: any Error) async -> RetryResult {
         let key = InterceptorForms.Key(Self.self, .retryAsync)
-        guard InterceptorForms.enter(key) else { return noRetryForm() }
+        guard InterceptorForms.enter(key) else {
+            return await withCheckedContinuation { continuation in
+                answerWithAlamofireFourForm(request, session, error) { continuation.resume(returning: $0) }
+            }
+        }
         return await InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
             await withCheckedContinuation { continuation in
                 retry(request, for: session, dueTo: error) { continuation.resume(returning: $0) }
@@ -212,14 +231,49 @@ extension RequestRetrier {
         }
     }
 
+    /// Alamofire 4's form, which this retrier does not implement: marks the probe of
+    /// `answerWithAlamofireFourForm` and never calls `completion`.
+    public func should(
+        _ manager: Session, retry request: Request, with error: any Error, completion: @escaping RequestRetryCompletion
+    ) {
+        if let probe = AlamofireFourRetryProbe.current, probe.retrier == ObjectIdentifier(Self.self) {
+            probe.isUnimplemented.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// The end of the defaults' round: Alamofire 4's form if the retrier implements it, else no
+    /// retry for an interceptor, else a trap.
+    private func answerWithAlamofireFourForm(
+        _ request: Request, _ session: Session, _ error: any Error, _ completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        let probe = AlamofireFourRetryProbe(retrier: ObjectIdentifier(Self.self))
+        AlamofireFourRetryProbe.$current.withValue(probe) {
+            should(session, retry: request, with: error) { shouldRetry, delay in
+                completion(shouldRetry ? (delay > 0 ? .retryWithDelay(delay) : .retry) : .doNotRetry)
+            }
+        }
+        if probe.isUnimplemented.load(ordering: .relaxed) { completion(noRetryForm()) }
+    }
+
     private func noRetryForm() -> RetryResult {
         guard self is any RequestInterceptor else {
             preconditionFailure(
-                "\(Self.self) conforms to RequestRetrier but implements neither retry(_:for:dueTo:completion:) "
-                    + "nor retry(_:for:dueTo:) async")
+                "\(Self.self) conforms to RequestRetrier but implements none of retry(_:for:dueTo:completion:), "
+                    + "retry(_:for:dueTo:) async and should(_:retry:with:completion:)")
         }
         return .doNotRetry
     }
+}
+
+/// Tells the default of ``RequestRetrier/should(_:retry:with:completion:)`` (Alamofire 4's form)
+/// from a retrier's own: the default marks the probe set for its type around the call.
+final class AlamofireFourRetryProbe: Sendable {
+    @TaskLocal static var current: AlamofireFourRetryProbe?
+
+    let retrier: ObjectIdentifier
+    let isUnimplemented = Atomic<Bool>(false)
+
+    init(retrier: ObjectIdentifier) { self.retrier = retrier }
 }
 
 /// Both an adapter and a retrier: Alamofire's `RequestInterceptor`. A conformer implements only
