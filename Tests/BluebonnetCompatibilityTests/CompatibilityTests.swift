@@ -21,7 +21,9 @@
 // `HTTPURLResponse`, "Creating Custom Session Instances", the interceptor closures),
 // `RoutingAndSerialization` (AdvancedUsage's 4-era "Making Requests" and "Response Handling"),
 // `Usage` (Usage.md and README-zh.md, section by section), `AlamofireFourSpellingsSection` (the
-// 4.x names those documents teach, kept as deprecated forwards).
+// 4.x names those documents teach, kept as deprecated forwards), `AlamofireFourMigrationGuide` (the
+// 4.0 migration guide's adapter and retrier in 4.x's shapes on `SessionManager.adapter`/`.retrier`,
+// and the other 4.x spellings the 4-era samples use).
 // `ReachabilitySection`: AdvancedUsage "Network Reachability" (`NetworkReachabilityManager`).
 // `CachingSection`: AdvancedUsage "Adding a CachedResponseHandler", "Customizing Caching" and
 // "Customizing Caching and Redirect Handling: CachedResponseHandler" (`ResponseCacher`,
