@@ -72,9 +72,21 @@ protocol AlamofireFourGuideCode: Sendable {
     func flatMapped(_ response: DataResponse<Int, AFError>) -> (mapped: Result<String, any Error>, errorMapped: Result<Int, any Error>)
     /// The same on a download response.
     func flatMapped(_ response: DownloadResponse<Int, AFError>) -> (mapped: Result<String, any Error>, errorMapped: Result<Int, any Error>)
+    /// 4.0 guide, "Default Data Response": an unserialized response handler typed with 4.x's name.
+    func defaultResponse(of request: DataRequest) async -> (status: Int?, bytes: Int?, error: AFError?, hasMetrics: Bool)
 }
 
 struct FourEraGuideCode: AlamofireFourGuideCode {
+    @available(*, deprecated, message: "Alamofire 4's names on purpose")
+    func defaultResponse(of request: DataRequest) async -> (status: Int?, bytes: Int?, error: AFError?, hasMetrics: Bool) {
+        await withCheckedContinuation { continuation in
+            request.response { (response: DefaultDataResponse) in
+                continuation.resume(returning: (
+                    response.response?.statusCode, response.data?.count, response.error, response.metrics != nil))
+            }
+        }
+    }
+
     @available(*, deprecated, message: "Alamofire 4's names on purpose")
     func setAdapter(_ adapter: (any RequestAdapter)?, on session: Session) { session.adapter = adapter }
 
@@ -152,6 +164,22 @@ extension CompatibilityTests {
             #expect(code.adapter(of: session) == nil)
             #expect(await authorization(session.request("\(base)/headers")) == nil)
             await session.shutdown()
+        }
+
+        /// 4.0 guide, "Default Data Response": `response { (response: DefaultDataResponse) in … }`
+        /// gets the unserialized response with its request, response, data, error and metrics.
+        @Test func defaultDataResponse() async throws {
+            let base = try HTTPBin.base()
+            let session = Session()
+            let ok = await code.defaultResponse(of: session.request("\(base)/get"))
+            let missing = await code.defaultResponse(of: session.request("\(base)/status/404").validate())
+            await session.shutdown()
+            #expect(ok.status == 200)
+            #expect((ok.bytes ?? 0) > 0)
+            #expect(ok.error == nil)
+            #expect(ok.hasMetrics)
+            #expect(missing.status == 404)
+            #expect(missing.error?.isResponseValidationError == true)
         }
 
         /// "Request Adapter": "If an Error occurs during the adaptation process, it should be

@@ -240,6 +240,12 @@ extension Session {
 @available(*, deprecated, renamed: "Session")
 public typealias SessionManager = Session
 
+/// Alamofire 4's unserialized response, what `response(queue:completionHandler:)` hands over:
+/// in Alamofire 5 and Bluebonnet an ``AFDataResponse`` of optional `Data`, with the same
+/// `request`, `response`, `data`, `error` and `metrics`.
+@available(*, deprecated, message: "use AFDataResponse<Data?> (DataResponse<Data?, AFError>)")
+public typealias DefaultDataResponse = AFDataResponse<Data?>
+
 extension Session {
     /// Alamofire 4's name for ``MultipartFormData/encodingMemoryThreshold`` (10 MB).
     @available(*, deprecated, renamed: "MultipartFormData.encodingMemoryThreshold")
