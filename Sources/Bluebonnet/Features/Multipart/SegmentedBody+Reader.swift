@@ -257,7 +257,9 @@ extension SegmentedBody {
                 offset += UInt64(count)
                 if !streamLeftover.isEmpty { return .none }
             }
-            guard offset == declared else { return chunk.count < chunkSize ? .bytes : .none }
+            // A full chunk goes out before the stream is asked for more, or for its end.
+            guard chunk.count < chunkSize else { return .none }
+            guard offset == declared else { return .bytes }
             if stopsStreamsAtDeclaredLength {
                 finishStream()
                 return .none
