@@ -8,7 +8,7 @@ extension BodyStream {
     /// The stream is opened by the first read and closed at its end, at its first error (which
     /// fails the body with the stream's `streamError`), or when the reading stops early. Such a
     /// body is read synchronously as well as asynchronously: a form with an `InputStream` part
-    /// encodes with ``MultipartFormData/encode()`` and ``MultipartFormData/writeEncodedData(to:)``
+    /// encodes with `MultipartFormData.encode()` and `MultipartFormData.writeEncodedData(to:)`
     /// as in Alamofire. `InputStream` reads block the reading thread until bytes are there: give
     /// a stream over data or a file. A pipe or a socket that may wait belongs in an
     /// `AsyncSequence` of its own (see ``BodyStream``). One-shot, like every ``BodyStream``.
