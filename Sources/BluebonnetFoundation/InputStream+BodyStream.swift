@@ -5,13 +5,16 @@ extension BodyStream {
     /// Alamofire's `InputStream` bodies, for code that has one (`InputStream(data:)`,
     /// `InputStream(url:)`, `InputStream(fileAtPath:)`).
     ///
-    /// The stream is opened by the first read and closed at its end or at its first error, which
-    /// fails the body with the stream's `streamError`. `InputStream` reads block the reading
-    /// thread until bytes are there: give a stream over data or a file. A pipe or a socket that may
-    /// wait belongs in an `AsyncSequence` of its own (see ``BodyStream``). One-shot, like every
-    /// ``BodyStream``.
+    /// The stream is opened by the first read and closed at its end, at its first error (which
+    /// fails the body with the stream's `streamError`), or when the reading stops early. Such a
+    /// body is read synchronously as well as asynchronously: a form with an `InputStream` part
+    /// encodes with `MultipartFormData.encode()` and `MultipartFormData.writeEncodedData(to:)`
+    /// as in Alamofire. `InputStream` reads block the reading thread until bytes are there: give
+    /// a stream over data or a file. A pipe or a socket that may wait belongs in an
+    /// `AsyncSequence` of its own (see ``BodyStream``). One-shot, like every ``BodyStream``.
     public init(_ stream: InputStream, chunkSize: Int = 65_536) {
-        self.init(InputStreamChunks(stream: stream, chunkSize: Swift.max(1, chunkSize)))
+        let source = InputStreamSource(stream: stream, chunkSize: Swift.max(1, chunkSize))
+        self.init(readingSynchronously: { source.makeReader() })
     }
 }
 
@@ -59,48 +62,63 @@ extension Session {
     }
 }
 
-/// An `InputStream` as an `AsyncSequence` of `Data` chunks.
+/// An `InputStream` waiting to be read by the one reader a ``BodyStream`` hands out.
 ///
-/// `@unchecked Sendable`: `InputStream` is not `Sendable`. A ``BodyStream`` hands its chunks to one
-/// iterator only (one-shot), and an iterator is advanced by one task at a time, so the stream is
-/// never used from two threads at once; nothing else holds it once it is given here.
-struct InputStreamChunks: AsyncSequence, @unchecked Sendable {
-    typealias Element = Data
+/// `@unchecked Sendable`: `InputStream` is not `Sendable`. A ``BodyStream`` calls
+/// ``makeReader()`` once (its chunks are claimed once), and its iterator calls the reader one
+/// chunk at a time, from one task or thread at a time; nothing else holds the stream once it is
+/// given here.
+final class InputStreamSource: @unchecked Sendable {
+    private let stream: InputStream
+    private let chunkSize: Int
 
-    let stream: InputStream
-    let chunkSize: Int
+    init(stream: InputStream, chunkSize: Int) {
+        self.stream = stream
+        self.chunkSize = chunkSize
+    }
 
-    func makeAsyncIterator() -> Iterator { Iterator(stream: stream, chunkSize: chunkSize) }
+    /// The reader of the stream's chunks: the next chunk, nil at the end.
+    func makeReader() -> () throws -> Data? {
+        let reader = InputStreamReader(stream: stream, chunkSize: chunkSize)
+        return { try reader.next() }
+    }
+}
 
-    struct Iterator: AsyncIteratorProtocol {
-        let stream: InputStream
-        let chunkSize: Int
-        private var opened = false
-        private var finished = false
+/// Reads an `InputStream` in chunks, opening it on the first read and closing it at its end, at
+/// its first error, or when dropped before either (a form written to a file stops at a part's
+/// declared length).
+private final class InputStreamReader {
+    private let stream: InputStream
+    private let chunkSize: Int
+    private var opened = false
+    private var finished = false
 
-        init(stream: InputStream, chunkSize: Int) {
-            self.stream = stream
-            self.chunkSize = chunkSize
+    init(stream: InputStream, chunkSize: Int) {
+        self.stream = stream
+        self.chunkSize = chunkSize
+    }
+
+    deinit {
+        if opened && !finished { stream.close() }
+    }
+
+    func next() throws -> Data? {
+        if finished { return nil }
+        if !opened {
+            stream.open()
+            opened = true
         }
-
-        mutating func next() async throws -> Data? {
-            if finished { return nil }
-            if !opened {
-                stream.open()
-                opened = true
-            }
-            var chunk = Data(count: chunkSize)
-            let count = chunk.withUnsafeMutableBytes { raw in
-                stream.read(raw.bindMemory(to: UInt8.self).baseAddress!, maxLength: chunkSize)
-            }
-            if count > 0 {
-                chunk.count = count
-                return chunk
-            }
-            finished = true
-            stream.close()
-            if count < 0 { throw stream.streamError ?? CocoaError(.fileReadUnknown) }
-            return nil
+        var chunk = Data(count: chunkSize)
+        let count = chunk.withUnsafeMutableBytes { raw in
+            stream.read(raw.bindMemory(to: UInt8.self).baseAddress!, maxLength: chunkSize)
         }
+        if count > 0 {
+            chunk.count = count
+            return chunk
+        }
+        finished = true
+        stream.close()
+        if count < 0 { throw stream.streamError ?? CocoaError(.fileReadUnknown) }
+        return nil
     }
 }

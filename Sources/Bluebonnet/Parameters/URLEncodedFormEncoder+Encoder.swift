@@ -34,8 +34,11 @@ final class FormNode {
     /// `container(keyedBy:)` calls, as class hierarchies make, add to the same object).
     func makeObject() { if kind != .object { reset(to: .object) } }
 
-    /// Makes this an array, keeping its elements if it already is one.
-    func makeArray() { if kind != .array { reset(to: .array) } }
+    /// Makes an empty node an array. A string or an object stays until the first element is
+    /// written (``appendElement()``), as in Alamofire, whose unkeyed containers write nothing
+    /// until they are given a value: asking for an unkeyed container where a keyed one wrote
+    /// does not erase what it wrote.
+    func makeArray() { if kind == .empty { reset(to: .array) } }
 
     /// The node for `key`, created empty when missing (existing nodes are kept so that nested
     /// containers requested twice for one key write into the same place).
@@ -58,7 +61,9 @@ final class FormNode {
         if fields.removeValue(forKey: key) != nil { keys.removeAll { $0 == key } }
     }
 
+    /// Appends an empty element, making this an array first when it is not one.
     func appendElement() -> FormNode {
+        if kind != .array { reset(to: .array) }
         let node = FormNode()
         elements.append(node)
         return node
@@ -204,14 +209,17 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return FormUnkeyedContainer(node: child, codingPath: codingPath + [key], options: options)
     }
 
+    /// An encoder for this container's own value, as in Alamofire: a superclass encoded
+    /// through it (`try super.encode(to: container.superEncoder())`) adds its fields beside the
+    /// subclass's, with no `super` key (which `JSONEncoder` would add).
     mutating func superEncoder() -> any Encoder {
-        let key = FormCodingKey(stringValue: "super")
-        let child = node.replacingChild(forKey: options.keyEncoding.encode(key.stringValue))
-        return FormValueEncoder(node: child, codingPath: codingPath + [key], options: options)
+        FormValueEncoder(node: node, codingPath: codingPath, options: options)
     }
 
+    /// An encoder for the value at `key`: a keyed container from it adds to an object already
+    /// there, as ``nestedContainer(keyedBy:forKey:)`` does.
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        FormValueEncoder(node: node.replacingChild(forKey: name(key)), codingPath: codingPath + [key], options: options)
+        FormValueEncoder(node: node.child(forKey: name(key)), codingPath: codingPath + [key], options: options)
     }
 }
 
@@ -265,9 +273,11 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
         return FormUnkeyedContainer(node: child, codingPath: codingPath + [key], options: options)
     }
 
+    /// An encoder for this container's own value, not for a new element, as in Alamofire
+    /// (`JSONEncoder` would append an element): what it writes replaces the array, and the
+    /// array replaces it again when an element is appended after it.
     mutating func superEncoder() -> any Encoder {
-        let key = nextKey
-        return FormValueEncoder(node: node.appendElement(), codingPath: codingPath + [key], options: options)
+        FormValueEncoder(node: node, codingPath: codingPath, options: options)
     }
 }
 
@@ -301,38 +311,59 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
 }
 
 /// Flattens a node tree into `key=value` pairs joined by `&`.
+///
+/// With `alphabetizeKeyValuePairs`, the children of every object and array are ordered as
+/// Alamofire orders them: each child's pairs stay together, and children are compared by their
+/// first pair's escaped key followed by `=` (what comparing the `key=value` text decides when
+/// the keys differ). Children whose first keys are equal (the elements of an array under
+/// `.brackets` or `.noBrackets`) keep their order, where Alamofire would compare their values
+/// too and so reorder the array.
 struct FormSerializer {
     let options: URLEncodedFormEncoder
 
-    func serialize(_ root: FormNode) -> String {
-        var pairs: [String] = []
-        for key in orderedKeys(of: root) {
-            if let child = root.fields[key] { append(child, key: key, to: &pairs) }
-        }
-        return pairs.joined(separator: "&")
+    /// One `key=value` pair, escaped.
+    private struct Pair {
+        let key: String
+        let value: String
     }
 
-    private func append(_ node: FormNode, key: String, to pairs: inout [String]) {
+    func serialize(_ root: FormNode) -> String {
+        var pairs: [Pair] = []
+        appendChildren(root.keys.lazy.map { ($0, root.fields[$0]) }, to: &pairs)
+        return pairs.lazy.map { $0.key + "=" + $0.value }.joined(separator: "&")
+    }
+
+    private func append(_ node: FormNode, key: String, to pairs: inout [Pair]) {
         switch node.kind {
         case .empty:
             return
         case .string:
-            pairs.append(escape(key) + "=" + escape(node.string))
+            pairs.append(Pair(key: escape(key), value: escape(node.string)))
         case .array:
-            for (index, element) in node.elements.enumerated() {
-                append(element, key: options.arrayEncoding.encode(key, atIndex: index), to: &pairs)
-            }
+            appendChildren(
+                node.elements.enumerated().lazy.map { (options.arrayEncoding.encode(key, atIndex: $0), $1) }, to: &pairs)
         case .object:
-            for subkey in orderedKeys(of: node) {
-                if let child = node.fields[subkey] {
-                    append(child, key: key + options.keyPathEncoding.encodeKeyPath(subkey), to: &pairs)
-                }
-            }
+            appendChildren(
+                node.keys.lazy.map { (key + options.keyPathEncoding.encodeKeyPath($0), node.fields[$0]) }, to: &pairs)
         }
     }
 
-    private func orderedKeys(of node: FormNode) -> [String] {
-        options.alphabetizeKeyValuePairs ? node.keys.sorted() : node.keys
+    /// Appends the pairs of each child, in order or sorted (see ``FormSerializer``).
+    private func appendChildren(_ children: some Sequence<(String, FormNode?)>, to pairs: inout [Pair]) {
+        guard options.alphabetizeKeyValuePairs else {
+            for case let (key, node?) in children { append(node, key: key, to: &pairs) }
+            return
+        }
+        var runs: [(sortKey: String, range: Range<Int>)] = []
+        var own: [Pair] = []
+        for case let (key, node?) in children {
+            let start = own.count
+            append(node, key: key, to: &own)
+            if own.count > start { runs.append((own[start].key + "=", start..<own.count)) }
+        }
+        // Equal keys keep their order: the ranges' starts break ties.
+        runs.sort { $0.sortKey != $1.sortKey ? $0.sortKey < $1.sortKey : $0.range.lowerBound < $1.range.lowerBound }
+        for run in runs { pairs.append(contentsOf: own[run.range]) }
     }
 
     private func escape(_ text: String) -> String {

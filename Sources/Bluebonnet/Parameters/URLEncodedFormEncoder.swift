@@ -11,8 +11,10 @@ import FoundationEssentials
 ///
 /// Alamofire's encoder of the same name, with the same options and defaults. Differences:
 /// - It is a struct (a value, `Sendable`), not a class.
-/// - `alphabetizeKeyValuePairs` sorts the keys of keyed values only; array elements keep their
-///   order (arrays are ordered data).
+/// - `alphabetizeKeyValuePairs` sorts as Alamofire does (by escaped key, each nested value's
+///   pairs kept together), except that pairs with the same key keep their order: the elements
+///   of an array under `.brackets` stay in order (arrays are ordered data), where Alamofire
+///   sorts them by value.
 /// - `KeyEncoding` applies to each key, not to the assembled `a[b]` path.
 /// - `DateEncoding.formatted` takes a `Date.ISO8601FormatStyle` (FoundationEssentials has no
 ///   `DateFormatter`); use `.custom` for other formats.
@@ -217,8 +219,15 @@ public struct URLEncodedFormEncoder: Sendable {
         }
     }
 
-    /// Whether the pairs of every keyed value are sorted by key; `true` by default, so the output
-    /// does not depend on dictionary order. Array elements always keep their order.
+    /// Whether the pairs are sorted by key; `true` by default, so the output does not depend on
+    /// dictionary order.
+    ///
+    /// At every level, each nested value's pairs stay together, ordered by the escaped key of
+    /// their first pair with `=` after it, as Alamofire orders its `key=value` text (so `a1=…`
+    /// comes before `a=…`, and `%C3%A9=…` before `z=…`). Pairs with the same key keep their
+    /// order: an array's elements under `.brackets` or `.noBrackets` stay in order, where
+    /// Alamofire would sort them by value; under `.indexInBrackets` they are ordered by their
+    /// escaped keys, as in Alamofire (`a[10]` before `a[2]`), the indexes saying their places.
     public var alphabetizeKeyValuePairs: Bool
     /// How array elements are keyed; `.brackets` by default.
     public var arrayEncoding: ArrayEncoding

@@ -3,6 +3,9 @@ import FoundationEssentials
 
 /// Foundation's name for a response head: Bluebonnet's ``HTTPResponse``.
 ///
+/// A class, as Foundation's is: code written for Foundation may extend it with a
+/// `convenience init` and compare responses with `===`.
+///
 /// Linux's Foundation declares `HTTPURLResponse` only as an unavailable stub (the real one is in
 /// FoundationNetworking, which Bluebonnet does not link), so Bluebonnet's wins in a file that
 /// imports both Foundation and Bluebonnet. A file that also imports FoundationNetworking must
@@ -15,35 +18,39 @@ public typealias HTTPURLResponse = HTTPResponse
 /// ``init(url:statusCode:httpVersion:headerFields:)``, ``localizedString(forStatusCode:)``) and
 /// Alamofire's ``headers``.
 ///
-/// Values, not references: two responses with the same fields are equal. The body is not part
-/// of it; it travels beside it in ``DataResponse/data``.
+/// An immutable object, as Foundation's `HTTPURLResponse` is: its properties are constants, so a
+/// response is shared, never copied, by the serializers, monitors and responses that carry it,
+/// and an extension can add a `convenience init`. `==` compares the fields (two responses with
+/// the same fields are equal), `===` the objects. The body is not part of it; it travels beside
+/// it in ``DataResponse/data``. To change a field, make a new response with
+/// ``init(url:statusCode:reason:version:headers:informationalResponses:trailers:)``.
 ///
 /// Header values are `String`s decoded as UTF-8. A value may also hold obs-text (bytes
 /// 0x80–0xFF that RFC 9110 §5.5 allows for historical reasons and says to treat as opaque data);
 /// where those bytes are not valid UTF-8, ``headers`` shows U+FFFD in their place, and
 /// ``rawHeaders`` has the exact bytes.
-public struct HTTPResponse: Sendable, Hashable {
+public final class HTTPResponse: Sendable, Hashable {
     /// The URL the response came from (after any redirects, the last one). Optional as in
     /// Foundation's `HTTPURLResponse`; every response Bluebonnet receives has one.
-    public var url: URL?
+    public let url: URL?
     /// The status code, 100–999 (RFC 9110 §15).
-    public var statusCode: Int
+    public let statusCode: Int
     /// The reason phrase as the server sent it; may be empty (RFC 9112 §4).
-    public var reason: String
+    public let reason: String
     /// The protocol version of the response.
-    public var version: HTTPVersion
+    public let version: HTTPVersion
     /// The header fields as received, in order. Values are decoded as UTF-8, with U+FFFD for
     /// bytes that are not (see ``rawHeaders`` for the exact bytes).
-    public var headers: HTTPHeaders
+    public let headers: HTTPHeaders
     /// The informational (1xx) responses that came before this one on the same exchange, in
     /// order: `103 Early Hints` (RFC 8297), `100 Continue` to an `Expect: 100-continue` request
     /// (RFC 9110 §15.2). Empty when none came. Each redirect hop has its own; this is the last
     /// hop's.
-    public var informationalResponses: [InformationalResponse]
+    public let informationalResponses: [InformationalResponse]
     /// The trailer fields sent after a chunked body (RFC 9112 §7.1.2), in order; nil when the
     /// response had none. They are kept apart from ``headers``, as RFC 9110 §6.5.1 asks (a
     /// trailer is not merged into the header section unless its definition allows it).
-    public var trailers: HTTPHeaders?
+    public let trailers: HTTPHeaders?
 
     /// The fields as the parser kept them: ranges into the received head, so keeping them costs
     /// no copy. Nil for a response made with ``init(url:statusCode:reason:version:headers:informationalResponses:trailers:)``.
@@ -84,7 +91,7 @@ public struct HTTPResponse: Sendable, Hashable {
     ///   - headerFields: The header fields, in name order (a dictionary has none of its own);
     ///   nil is none.
     /// - Returns: nil when `httpVersion` is not `HTTP/` followed by a version number.
-    public init?(url: URL, statusCode: Int, httpVersion: String?, headerFields: [String: String]?) {
+    public convenience init?(url: URL, statusCode: Int, httpVersion: String?, headerFields: [String: String]?) {
         let version: HTTPVersion
         if let httpVersion {
             guard let parsed = Self.version(parsing: httpVersion) else { return nil }
@@ -107,7 +114,8 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// A response read off the wire: the parsed head's fields become ``headers`` (one string
-    /// pair per field) and stay reachable as bytes through ``rawHeaders``.
+    /// pair per field) and stay reachable as bytes through ``rawHeaders``. Made once per
+    /// exchange, where the head is parsed; everything after shares the object.
     init(url: URL?, head: ResponseHead, informational: [ResponseHead], trailers: HTTPFields?) {
         self.url = url
         self.statusCode = head.status
@@ -130,7 +138,6 @@ public struct HTTPResponse: Sendable, Hashable {
     /// decode the bytes yourself when you know what the server meant.
     ///
     /// For a response made with the public initialiser, the fields are the UTF-8 of ``headers``.
-    /// Edits to ``headers`` do not change the fields of a received response.
     public var rawHeaders: RawHeaders {
         RawHeaders(storage: receivedFields.map(RawHeaders.Storage.received) ?? .given(headers))
     }

@@ -435,6 +435,34 @@ import Testing
         #expect((error as? BodyStreamError)?.kind == .alreadyConsumed)
     }
 
+    /// Writing a form to a file takes the declared length of a longer stream (Alamofire's
+    /// `writeEncodedData(to:)` rule), also through the asynchronous call, across chunks; the
+    /// in-memory encoding refuses the same stream.
+    @Test func writingToAFileStopsALongerStreamAtItsDeclaredLength() async throws {
+        try await withScratchDirectory { directory in
+            let bytes = seededBytes(100_000, seed: 21)
+            let declared = 70_000
+            let form = MultipartFormData(boundary: "cut")
+            form.append(bodyStream(split(bytes, pattern: [40_000, 1, 59_999])), withLength: UInt64(declared),
+                        name: "s", fileName: "s.bin", mimeType: "application/octet-stream")
+            let output = directory.appendingPathComponent("cut.out")
+            try await form.writeEncoded(to: output)
+            let expected = MultipartFormData(boundary: "cut")
+            expected.append(bytes.prefix(declared), withName: "s", fileName: "s.bin", mimeType: "application/octet-stream")
+            #expect(try Data(contentsOf: output) == expected.encode())
+
+            let inMemory = MultipartFormData(boundary: "cut")
+            inMemory.append(bodyStream([bytes]), withLength: UInt64(declared), name: "s", fileName: "s.bin",
+                            mimeType: "application/octet-stream")
+            guard case .inputStreamReadFailed(let error)? = await multipartFailure({ try await inMemory.encoded() }) else {
+                Issue.record("expected inputStreamReadFailed")
+                return
+            }
+            #expect(error as? BluebonnetError.UnexpectedInputStreamLength
+                == BluebonnetError.UnexpectedInputStreamLength(bytesExpected: UInt64(declared), bytesRead: 100_000))
+        }
+    }
+
     /// The form is `Sendable`: parts appended from many tasks all arrive.
     @Test func appendsFromManyTasksAllArrive() async throws {
         let form = MultipartFormData()

@@ -277,7 +277,105 @@ func formText(_ value: some Encodable, _ encoder: URLEncodedFormEncoder = URLEnc
     }
 
     @Test func nestedContainersRequestedTwiceWriteIntoTheSameObject() throws {
-        #expect(try formText(ManualNested()) == "list[]=x&list[][a]=1&list[][]=3&outer[a]=1&outer[b]=2")
+        // The list's elements are ordered by their escaped keys with `=` after them, as Alamofire
+        // orders them: `list%5B%5D%5B%5D=` < `list%5B%5D%5Ba%5D=` < `list%5B%5D=`.
+        #expect(try formText(ManualNested()) == "list[][]=3&list[][a]=1&list[]=x&outer[a]=1&outer[b]=2")
+        let inOrder = URLEncodedFormEncoder(alphabetizeKeyValuePairs: false, arrayEncoding: .indexInBrackets)
+        #expect(try formText(ManualNested(), inOrder) == "outer[a]=1&outer[b]=2&list[0]=x&list[1][a]=1&list[2][0]=3")
+    }
+
+    // MARK: Alamofire's ordering of pairs
+
+    /// Keys are compared escaped and with the `=` that follows them, as Alamofire compares its
+    /// `key=value` texts: a key that is a prefix of another sorts after it when the other goes
+    /// on with a digit, a `-` or a `.` (all below `=`), before it when it goes on with a letter.
+    @Test func keysAreOrderedByTheirEscapedTextFollowedByEquals() throws {
+        let text: String = try URLEncodedFormEncoder().encode(["id": 1, "id2": 2, "idx": 3, "id-b": 4, "é": 5, "zeta": 6])
+        #expect(text == "%C3%A9=5&id-b=4&id2=2&id=1&idx=3&zeta=6")
+    }
+
+    /// Each nested value's pairs stay together and are placed by their first pair.
+    @Test func nestedValuesMoveAsOneRun() throws {
+        struct Pairs: Encodable {
+            let m = ["zz": 1, "b": 2]
+            let k = ["y": 3]
+        }
+        #expect(try formText(Pairs()) == "k[y]=3&m[b]=2&m[zz]=1")
+        // Elements of different shapes are ordered by their first keys; elements with equal
+        // keys (plain values under `.brackets`) keep their order.
+        struct Shapes: Encodable {
+            struct Inner: Encodable { let q = 9 }
+            enum Keys: String, CodingKey { case mixed }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                var list = container.nestedUnkeyedContainer(forKey: .mixed)
+                try list.encode(5)
+                try list.encode(Inner())
+                try list.encode([7, 6])
+                try list.encode(4)
+            }
+        }
+        #expect(try formText(Shapes()) == "mixed[][]=7&mixed[][]=6&mixed[][q]=9&mixed[]=5&mixed[]=4")
+        #expect(try formText(Shapes(), URLEncodedFormEncoder(arrayEncoding: .indexInBrackets))
+            == "mixed[0]=5&mixed[1][q]=9&mixed[2][0]=7&mixed[2][1]=6&mixed[3]=4")
+    }
+
+    // MARK: Super encoders and containers that replace others (Alamofire's rules)
+
+    class Vehicle: Encodable {
+        let wheels = 4
+        enum CodingKeys: String, CodingKey { case wheels }
+    }
+
+    final class Truck: Vehicle {
+        let load = "gravel"
+        enum TruckKeys: String, CodingKey { case load, trailer }
+        override func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: TruckKeys.self)
+            try container.encode(load, forKey: .load)
+            // The superclass's fields join the truck's: no `super` key.
+            try super.encode(to: container.superEncoder())
+            // A super encoder for a key writes that key's value.
+            var trailer = container.superEncoder(forKey: .trailer).container(keyedBy: TruckKeys.self)
+            try trailer.encode("flatbed", forKey: .load)
+        }
+    }
+
+    @Test func aKeyedSuperEncoderWritesBesideTheSubclassFields() throws {
+        #expect(try formText(Truck()) == "load=gravel&trailer[load]=flatbed&wheels=4")
+    }
+
+    struct Overlaid: Encodable {
+        enum Keys: String, CodingKey { case slot, kept }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            var object = container.nestedContainer(keyedBy: Keys.self, forKey: .slot)
+            try object.encode("first", forKey: .kept)
+            // An unkeyed container asked for at the same key erases nothing until it is written
+            // to; its super encoder writes the key's own value, not a new element.
+            var list = container.nestedUnkeyedContainer(forKey: .slot)
+            var viaSuper = list.superEncoder().container(keyedBy: Keys.self)
+            try viaSuper.encode("second", forKey: .slot)
+        }
+    }
+
+    @Test func anUnkeyedContainerErasesNothingUntilWrittenTo() throws {
+        #expect(try formText(Overlaid()) == "slot[kept]=first&slot[slot]=second")
+    }
+
+    struct Replaced: Encodable {
+        enum Keys: String, CodingKey { case slot, kept }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            var object = container.nestedContainer(keyedBy: Keys.self, forKey: .slot)
+            try object.encode("gone", forKey: .kept)
+            var list = container.nestedUnkeyedContainer(forKey: .slot)
+            try list.encode(8)
+        }
+    }
+
+    @Test func theFirstElementReplacesAKeyedValue() throws {
+        #expect(try formText(Replaced()) == "slot[]=8")
     }
 
     @Test func emptyObjectsEncodeToNothing() throws {

@@ -203,7 +203,7 @@ extension HTTPResponse {
     /// The response `entry` holds, as the response to `url` (the request's, which may be spelled
     /// otherwise than the key; the key's when nil), with `headers` (the stored ones, or the served
     /// ones with `Age`).
-    init(cached entry: CachedResponseEntry, url: URL?, headers: HTTPHeaders) {
+    convenience init(cached entry: CachedResponseEntry, url: URL?, headers: HTTPHeaders) {
         self.init(
             url: url ?? URL(string: entry.key) ?? URL(filePath: "/"), statusCode: entry.statusCode,
             reason: entry.reasonPhrase, version: entry.version, headers: headers)

@@ -24,7 +24,13 @@ import Synchronization
 /// **Length.** The stream has no length of its own; whoever appends it declares one
 /// (``MultipartFormData/append(_:withLength:name:fileName:mimeType:)``), and a stream that
 /// yields more or fewer bytes fails the encoding with
-/// ``BluebonnetError/UnexpectedInputStreamLength``.
+/// ``BluebonnetError/UnexpectedInputStreamLength`` (writing a form to a file takes the declared
+/// length of a longer stream, as Alamofire's `writeEncodedData(to:)` does).
+///
+/// **Synchronous reads.** A stream over an `InputStream` (`BodyStream(_:chunkSize:)` in
+/// BluebonnetFoundation) never waits, so ``MultipartFormData/encode()`` and
+/// ``MultipartFormData/writeEncodedData(to:)`` read it too; a stream over an `AsyncSequence`
+/// is read only by the asynchronous calls and by uploads.
 ///
 /// Empty chunks are skipped. The stream's errors are passed on as they are.
 public struct BodyStream: AsyncSequence, Sendable {
@@ -54,13 +60,78 @@ public struct BodyStream: AsyncSequence, Sendable {
         self.init(SingleChunk(data: data))
     }
 
+    /// A stream whose chunks come from a reader that never waits (an `InputStream` over data or
+    /// a file), so that the synchronous encodings (``MultipartFormData/encode()``,
+    /// ``MultipartFormData/writeEncodedData(to:)``) can read it as well as the asynchronous ones.
+    ///
+    /// `makeReader` is called once, by whichever reading claims the stream first (synchronous or
+    /// not); the reader it returns gives the next chunk, nil at the end, and is called by one
+    /// thread at a time. `package`: BluebonnetFoundation's `InputStream` bridge uses it.
+    package init(readingSynchronously makeReader: @escaping @Sendable () -> () throws -> Data?) {
+        source = Source(
+            {
+                let next = makeReader()
+                return { try next() }
+            },
+            synchronous: makeReader)
+    }
+
     /// Whether an iterator was already made, so that the chunks are taken (or being taken).
     public var isConsumed: Bool { source.isClaimed }
+
+    /// Whether the chunks can be read without waiting: the stream was made by
+    /// ``init(readingSynchronously:)``.
+    var isReadableSynchronously: Bool { source.isReadableSynchronously }
 
     /// An iterator over the chunks. Only the first iterator made from this stream (or any copy
     /// of it) gets them; the others throw ``BodyStreamError/Kind/alreadyConsumed``.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(next: source.claim())
+    }
+
+    /// A synchronous iterator over the chunks, for a stream that ``isReadableSynchronously``;
+    /// claims the chunks as ``makeAsyncIterator()`` does.
+    func makeSynchronousIterator() -> SynchronousIterator {
+        SynchronousIterator(next: source.claimSynchronously())
+    }
+
+    /// Iterates the chunks of a stream that can be read without waiting, once: the synchronous
+    /// twin of ``AsyncIterator``, with the same rules (empty chunks skipped, nil after the end
+    /// and after an error, ``BodyStreamError/Kind/alreadyConsumed`` when another iterator has
+    /// the chunks, ``BodyStreamError/Kind/asynchronousReadRequired`` for a stream that can only
+    /// be read asynchronously).
+    struct SynchronousIterator {
+        private var nextChunk: (() throws -> Data?)?
+        private let failure: BodyStreamError?
+
+        init(next: Result<() throws -> Data?, BodyStreamError>) {
+            switch next {
+            case .success(let reader):
+                nextChunk = reader
+                failure = nil
+            case .failure(let error):
+                nextChunk = nil
+                failure = error
+            }
+        }
+
+        /// The next non-empty chunk, or nil at the end (and after an error).
+        mutating func next() throws -> Data? {
+            guard let nextChunk else {
+                if let failure { throw failure }
+                return nil
+            }
+            do {
+                while let chunk = try nextChunk() {
+                    if !chunk.isEmpty { return chunk }
+                }
+            } catch {
+                self.nextChunk = nil
+                throw error
+            }
+            self.nextChunk = nil
+            return nil
+        }
     }
 
     /// Iterates a ``BodyStream``'s chunks once.
@@ -101,18 +172,37 @@ extension BodyStream {
     private final class Source: Sendable {
         private let claimed = Atomic<Bool>(false)
         private let makeReader: @Sendable () -> () async throws -> Data?
+        /// The reader that never waits, when the chunks have one.
+        private let makeSynchronousReader: (@Sendable () -> () throws -> Data?)?
 
-        init(_ makeReader: @escaping @Sendable () -> () async throws -> Data?) {
+        init(
+            _ makeReader: @escaping @Sendable () -> () async throws -> Data?,
+            synchronous makeSynchronousReader: (@Sendable () -> () throws -> Data?)? = nil
+        ) {
             self.makeReader = makeReader
+            self.makeSynchronousReader = makeSynchronousReader
         }
 
         var isClaimed: Bool { claimed.load(ordering: .acquiring) }
 
+        var isReadableSynchronously: Bool { makeSynchronousReader != nil }
+
         /// The reader for the first caller, nil for every later one.
         func claim() -> (() async throws -> Data?)? {
-            guard claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-            else { return nil }
+            guard claimFirst() else { return nil }
             return makeReader()
+        }
+
+        /// The synchronous reader for the first caller; `alreadyConsumed` for every later one,
+        /// `asynchronousReadRequired` (without claiming) when there is no synchronous reader.
+        func claimSynchronously() -> Result<() throws -> Data?, BodyStreamError> {
+            guard let makeSynchronousReader else { return .failure(BodyStreamError(.asynchronousReadRequired)) }
+            guard claimFirst() else { return .failure(BodyStreamError(.alreadyConsumed)) }
+            return .success(makeSynchronousReader())
+        }
+
+        private func claimFirst() -> Bool {
+            claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         }
     }
 
@@ -154,8 +244,9 @@ public struct BodyStreamError: Error, Hashable, Sendable, CustomStringConvertibl
         /// example by an earlier encoding of the same form.
         public static let alreadyConsumed = Kind(.alreadyConsumed)
         /// A synchronous call (``MultipartFormData/encode()``,
-        /// ``MultipartFormData/writeEncodedData(to:)``) met a stream part, which can only be read
-        /// asynchronously: use ``MultipartFormData/encoded()`` or
+        /// ``MultipartFormData/writeEncodedData(to:)``) met a stream part that can only be read
+        /// asynchronously (a ``BodyStream`` over an `AsyncSequence`; one over an `InputStream`
+        /// is read synchronously too): use ``MultipartFormData/encoded()`` or
         /// ``MultipartFormData/writeEncoded(to:)``, or upload the form, which streams it.
         public static let asynchronousReadRequired = Kind(.asynchronousReadRequired)
 

@@ -36,9 +36,17 @@ import Synchronization
 ///   (``mimeType(forPathExtension:)``), not from `UTType`.
 /// - A missing file is ``BluebonnetError/MultipartEncodingFailureReason/bodyPartFileNotReachableWithError(atURL:error:)``
 ///   with the `FileError`, as Alamofire reports it on Linux.
-/// - Streamed parts are ``BodyStream``s, not `InputStream`s, and can only be read
-///   asynchronously: ``encoded()`` and ``writeEncoded(to:)`` are the asynchronous forms of
-///   ``encode()`` and ``writeEncodedData(to:)``, and an upload streams them.
+/// - Streamed parts are ``BodyStream``s. One over an `InputStream` (`import
+///   BluebonnetFoundation`) is read by every call, as in Alamofire; one over an `AsyncSequence`
+///   can only be read asynchronously: ``encoded()`` and ``writeEncoded(to:)`` are the
+///   asynchronous forms of ``encode()`` and ``writeEncodedData(to:)``, and an upload streams them.
+/// - A form whose parts are all data and files can be encoded again and again (and so sent
+///   again, on a retry or a redirect); only stream parts are read once. Alamofire reads every
+///   part through an `InputStream`, so its second ``encode()`` of a form fails with
+///   ``BluebonnetError/UnexpectedInputStreamLength``.
+/// - A stream that yields fewer bytes than declared fails every call with
+///   ``BluebonnetError/UnexpectedInputStreamLength``; Alamofire's `writeEncodedData(to:)` writes
+///   the short part without a word.
 /// - A file that changes size between `append` and sending fails with
 ///   ``BluebonnetError/MultipartEncodingFailureReason/bodyPartFileSizeChanged(at:expected:actual:)``
 ///   instead of sending a body whose length does not match what was declared.
@@ -178,11 +186,13 @@ public final class MultipartFormData: Sendable {
     /// Appends `length` bytes from `stream` as a part named `name`, with `fileName` and
     /// `mimeType`.
     ///
-    /// Alamofire takes an `InputStream` here; see ``BodyStream``. The stream is read once, when
-    /// the form is sent (or by ``encoded()``/``writeEncoded(to:)``), so a form with a stream part
-    /// cannot be sent twice; a stream yielding more or fewer than `length` bytes fails with
-    /// ``BluebonnetError/UnexpectedInputStreamLength`` inside
-    /// ``BluebonnetError/MultipartEncodingFailureReason/inputStreamReadFailed(error:)``.
+    /// Alamofire takes an `InputStream` here; see ``BodyStream`` (`import BluebonnetFoundation`
+    /// for the `InputStream` form). The stream is read once, when the form is sent or encoded, so
+    /// a form with a stream part cannot be sent twice; a stream yielding more or fewer than
+    /// `length` bytes fails with ``BluebonnetError/UnexpectedInputStreamLength`` inside
+    /// ``BluebonnetError/MultipartEncodingFailureReason/inputStreamReadFailed(error:)``, except
+    /// that writing the form to a file (``writeEncodedData(to:)``) takes the first `length`
+    /// bytes of a longer stream, as Alamofire does.
     public func append(_ stream: BodyStream, withLength length: UInt64, name: String, fileName: String, mimeType: String) {
         do throws(BodyPartRejection) {
             let headers = try Self.contentHeaders(name: name, fileName: fileName, mimeType: mimeType)
@@ -214,10 +224,14 @@ public final class MultipartFormData: Sendable {
     /// Files are read now (blocking: call it off event loop threads). Use it for forms of modest
     /// size; ``writeEncodedData(to:)`` writes large forms to a file without holding them.
     ///
+    /// Stream parts over an `InputStream` are read now; each must yield exactly its declared
+    /// length (``BluebonnetError/UnexpectedInputStreamLength`` otherwise, as in Alamofire).
+    ///
     /// - Throws: ``BluebonnetError/multipartEncodingFailed(reason:)``: the first `append`
-    ///   failure, a file that cannot be read or changed size, or
-    ///   `inputStreamReadFailed(error:)` with ``BodyStreamError/Kind/asynchronousReadRequired``
-    ///   when the form has a stream part (use ``encoded()``).
+    ///   failure, a file that cannot be read or changed size, a stream's error or wrong length
+    ///   (`inputStreamReadFailed(error:)`), or `inputStreamReadFailed(error:)` with
+    ///   ``BodyStreamError/Kind/asynchronousReadRequired`` when the form has a stream part that
+    ///   can only be read asynchronously (use ``encoded()``).
     public func encode() throws -> Data {
         let body = try makeSegmentedBody()
         guard body.isReadableSynchronously else { throw Self.asynchronousReadRequired }
@@ -251,6 +265,10 @@ public final class MultipartFormData: Sendable {
     /// encoding or writing fails, the partial file is removed. Blocking: call it off event loop
     /// threads.
     ///
+    /// A stream part gives its declared length and no more, as in Alamofire: a longer stream is
+    /// read up to that length and the rest left unread (``encode()`` refuses it); a shorter one
+    /// fails with ``BluebonnetError/UnexpectedInputStreamLength``.
+    ///
     /// - Throws: ``BluebonnetError/multipartEncodingFailed(reason:)``: the first `append`
     ///   failure; `outputStreamURLInvalid` for a URL that is not a file URL;
     ///   `outputStreamFileAlreadyExists`; `outputStreamWriteFailed` with the `FileError`
@@ -262,7 +280,7 @@ public final class MultipartFormData: Sendable {
         let output = try Self.createOutput(fileURL)
         let path = output.path
         do {
-            var reader = body.makeReader(chunkSize: Self.fileChunkSize)
+            var reader = body.makeReader(chunkSize: Self.fileChunkSize, stopsStreamsAtDeclaredLength: true)
             while let chunk = try reader.nextSynchronously() {
                 try Self.write(chunk, to: output)
             }
@@ -281,7 +299,7 @@ public final class MultipartFormData: Sendable {
         let output = try Self.createOutput(fileURL)
         let path = output.path
         do {
-            var reader = body.makeReader(chunkSize: Self.fileChunkSize)
+            var reader = body.makeReader(chunkSize: Self.fileChunkSize, stopsStreamsAtDeclaredLength: true)
             while let chunk = try await reader.next() {
                 try Self.write(chunk, to: output)
             }

@@ -11,8 +11,9 @@ extension SegmentedBody {
     /// on the calling task: do not call this from an event loop thread), and must have the size
     /// they were appended with when opened and when finished
     /// (``BluebonnetError/MultipartEncodingFailureReason/bodyPartFileSizeChanged(at:expected:actual:)``;
-    /// a file that shrinks while read is caught by its early end). Streams must yield exactly
-    /// their declared length, and end there (``BluebonnetError/UnexpectedInputStreamLength``).
+    /// a file that shrinks while read is caught by its early end). Streams must yield at least
+    /// their declared length, and end there (``BluebonnetError/UnexpectedInputStreamLength``)
+    /// unless the reader stops streams at their declared length.
     ///
     /// After an error every call throws the same error. `~Copyable`: it owns the open file.
     struct Reader: ~Copyable {
@@ -28,8 +29,12 @@ extension SegmentedBody {
         private var offset: UInt64 = 0
         /// The current `.file` segment's descriptor, while it is read.
         private var file: FileDescriptor?
-        /// The current `.stream` segment's iterator, while it is read.
+        /// The current `.stream` segment's iterator, while it is read by ``next()``.
         private var stream: BodyStream.AsyncIterator?
+        /// The current `.stream` segment's iterator, while it is read by ``nextSynchronously()``.
+        private var synchronousStream: BodyStream.SynchronousIterator?
+        /// Whether a stream segment ends at its declared length, the rest of the stream unread.
+        private let stopsStreamsAtDeclaredLength: Bool
         /// Bytes the current stream yielded that are not in a chunk yet.
         private var streamLeftover = Data()
         /// Bytes the current stream yielded so far.
@@ -40,11 +45,12 @@ extension SegmentedBody {
         /// Bytes handed out in chunks so far.
         private(set) var bytesRead: UInt64 = 0
 
-        init(segments: [Segment], length: UInt64, chunkSize: Int) {
+        init(segments: [Segment], length: UInt64, chunkSize: Int, stopsStreamsAtDeclaredLength: Bool = false) {
             precondition(chunkSize > 0, "chunkSize must be positive")
             self.segments = segments
             self.length = length
             self.chunkSize = chunkSize
+            self.stopsStreamsAtDeclaredLength = stopsStreamsAtDeclaredLength
         }
 
         /// The next chunk, or nil at the end of the body.
@@ -59,10 +65,18 @@ extension SegmentedBody {
             var chunk = startChunk()
             do throws(BluebonnetError) {
                 while chunk.count < chunkSize, index < segments.count {
-                    if case .stream(let body, let declared) = segments[index] {
-                        try await readStream(body, declared: declared, into: &chunk)
-                    } else {
+                    guard case .stream(let body, let declared) = segments[index] else {
                         try readSynchronously(into: &chunk)
+                        continue
+                    }
+                    if stream == nil {
+                        stream = body.makeAsyncIterator()
+                        streamReceived = 0
+                    }
+                    switch streamDemand(filling: &chunk, declared: declared) {
+                    case .none: break
+                    case .bytes: try accept(try await nextStreamChunk(), declared: declared)
+                    case .end: try acceptEnd(try await nextStreamChunk(), declared: declared)
                     }
                 }
             } catch {
@@ -72,19 +86,28 @@ extension SegmentedBody {
             return finishChunk(chunk)
         }
 
-        /// The next chunk, or nil at the end, for bodies without stream segments
-        /// (``SegmentedBody/isReadableSynchronously``); a stream segment throws
-        /// `inputStreamReadFailed` with ``BodyStreamError/Kind/asynchronousReadRequired``.
+        /// The next chunk, or nil at the end, for bodies whose streams can be read without
+        /// waiting (``SegmentedBody/isReadableSynchronously``); any other stream segment throws
+        /// `inputStreamReadFailed` with ``BodyStreamError/Kind/asynchronousReadRequired``, without
+        /// taking the stream's chunks.
         mutating func nextSynchronously() throws(BluebonnetError) -> Data? {
             if let failure { throw failure }
             var chunk = startChunk()
             do throws(BluebonnetError) {
                 while chunk.count < chunkSize, index < segments.count {
-                    if case .stream = segments[index] {
-                        throw .multipartEncodingFailed(
-                            reason: .inputStreamReadFailed(error: BodyStreamError(.asynchronousReadRequired)))
+                    guard case .stream(let body, let declared) = segments[index] else {
+                        try readSynchronously(into: &chunk)
+                        continue
                     }
-                    try readSynchronously(into: &chunk)
+                    if synchronousStream == nil {
+                        synchronousStream = body.makeSynchronousIterator()
+                        streamReceived = 0
+                    }
+                    switch streamDemand(filling: &chunk, declared: declared) {
+                    case .none: break
+                    case .bytes: try accept(try nextStreamChunkSynchronously(), declared: declared)
+                    case .end: try acceptEnd(try nextStreamChunkSynchronously(), declared: declared)
+                    }
                 }
             } catch {
                 fail(error)
@@ -111,6 +134,7 @@ extension SegmentedBody {
             failure = error
             file = nil
             stream = nil
+            synchronousStream = nil
             streamLeftover = Data()
         }
 
@@ -211,46 +235,75 @@ extension SegmentedBody {
 
         // MARK: Streams
 
-        /// Fills `chunk` from the current `.stream` segment, until the chunk is full or the
-        /// segment is done (its declared length delivered and the stream ended).
-        private mutating func readStream(
-            _ body: BodyStream,
-            declared: UInt64,
-            into chunk: inout Data
-        ) async throws(BluebonnetError) {
-            if stream == nil {
-                stream = body.makeAsyncIterator()
-                streamReceived = 0
-            }
-            while chunk.count < chunkSize {
-                if streamLeftover.isEmpty {
-                    if offset == declared {
-                        // Everything declared is delivered: the stream must end here.
-                        if let extra = try await nextStreamChunk() {
-                            throw Self.lengthMismatch(declared: declared, read: streamReceived + UInt64(extra.count))
-                        }
-                        stream = nil
-                        advance()
-                        return
-                    }
-                    guard let received = try await nextStreamChunk() else {
-                        throw Self.lengthMismatch(declared: declared, read: streamReceived)
-                    }
-                    streamReceived += UInt64(received.count)
-                    if streamReceived > declared { throw Self.lengthMismatch(declared: declared, read: streamReceived) }
-                    streamLeftover = received
-                }
+        /// What the current `.stream` segment needs before `chunk` can grow.
+        private enum StreamDemand {
+            /// Nothing: the chunk is full, or the segment is done.
+            case none
+            /// The stream's next chunk: the declared length is not reached yet.
+            case bytes
+            /// The stream's end: the declared length is delivered, and the stream must end here.
+            case end
+        }
+
+        /// Moves bytes the stream already gave into `chunk`, then says what the segment needs
+        /// next. Finishes the segment when its declared length is delivered and the reader stops
+        /// streams there.
+        private mutating func streamDemand(filling chunk: inout Data, declared: UInt64) -> StreamDemand {
+            if !streamLeftover.isEmpty {
                 let count = min(chunkSize - chunk.count, streamLeftover.count)
                 let start = streamLeftover.startIndex
                 chunk.append(streamLeftover[start..<(start + count)])
                 streamLeftover = count == streamLeftover.count ? Data() : streamLeftover[(start + count)...]
                 offset += UInt64(count)
+                if !streamLeftover.isEmpty { return .none }
             }
+            // A full chunk goes out before the stream is asked for more, or for its end.
+            guard chunk.count < chunkSize else { return .none }
+            guard offset == declared else { return .bytes }
+            if stopsStreamsAtDeclaredLength {
+                finishStream()
+                return .none
+            }
+            return .end
+        }
+
+        /// Takes the stream's next chunk (nil: the stream ended) while the declared length is not
+        /// reached yet.
+        private mutating func accept(_ received: Data?, declared: UInt64) throws(BluebonnetError) {
+            guard var received else { throw Self.lengthMismatch(declared: declared, read: streamReceived) }
+            streamReceived += UInt64(received.count)
+            if streamReceived > declared {
+                guard stopsStreamsAtDeclaredLength else {
+                    throw Self.lengthMismatch(declared: declared, read: streamReceived)
+                }
+                received = received.prefix(Int(declared - offset))
+            }
+            streamLeftover = received
+        }
+
+        /// Takes what the stream gave after its declared length: it must have ended.
+        private mutating func acceptEnd(_ extra: Data?, declared: UInt64) throws(BluebonnetError) {
+            if let extra { throw Self.lengthMismatch(declared: declared, read: streamReceived + UInt64(extra.count)) }
+            finishStream()
+        }
+
+        private mutating func finishStream() {
+            stream = nil
+            synchronousStream = nil
+            advance()
         }
 
         private mutating func nextStreamChunk() async throws(BluebonnetError) -> Data? {
             do {
                 return try await stream!.next()
+            } catch {
+                throw .multipartEncodingFailed(reason: .inputStreamReadFailed(error: error))
+            }
+        }
+
+        private mutating func nextStreamChunkSynchronously() throws(BluebonnetError) -> Data? {
+            do {
+                return try synchronousStream!.next()
             } catch {
                 throw .multipartEncodingFailed(reason: .inputStreamReadFailed(error: error))
             }

@@ -57,15 +57,24 @@ struct SegmentedBody: Sendable {
         !segments.contains { if case .stream = $0 { true } else { false } }
     }
 
-    /// Whether ``Reader/nextSynchronously()`` can read the whole body (no stream segment).
-    var isReadableSynchronously: Bool { isReplayable }
+    /// Whether ``Reader/nextSynchronously()`` can read the whole body: every stream segment
+    /// (if any) is a ``BodyStream/isReadableSynchronously`` one (an `InputStream`).
+    var isReadableSynchronously: Bool {
+        segments.allSatisfy { segment in
+            if case .stream(let stream, _) = segment { stream.isReadableSynchronously } else { true }
+        }
+    }
 
     /// A reader of the body in chunks of `chunkSize` bytes (every chunk but the last is full).
     ///
     /// Each reader starts from the beginning; for a replayable body, make another to send it
-    /// again.
-    func makeReader(chunkSize: Int = SegmentedBody.defaultChunkSize) -> Reader {
-        Reader(segments: segments, length: length, chunkSize: chunkSize)
+    /// again. With `stopsStreamsAtDeclaredLength`, a stream segment ends once its declared length
+    /// is read, and whatever more the stream has is left unread (Alamofire's
+    /// `writeEncodedData(to:)`); without it, a stream must end exactly there.
+    func makeReader(chunkSize: Int = SegmentedBody.defaultChunkSize, stopsStreamsAtDeclaredLength: Bool = false) -> Reader {
+        Reader(
+            segments: segments, length: length, chunkSize: chunkSize,
+            stopsStreamsAtDeclaredLength: stopsStreamsAtDeclaredLength)
     }
 
     /// 64 KiB: the chunk size of file reads and socket writes elsewhere in Bluebonnet.
