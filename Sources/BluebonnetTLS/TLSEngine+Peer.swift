@@ -1,5 +1,6 @@
 internal import CBluebonnetOpenSSL
 internal import CBluebonnetOpenSSLShims
+import Synchronization
 
 extension TLSEngine {
     /// The negotiated protocol version, once the handshake is complete.
@@ -41,39 +42,35 @@ extension TLSEngine {
     /// again from the same roots); with
     /// ``CertificateVerification/none``, the chain exactly as the peer sent it. Empty before the
     /// handshake completes or when the peer sent no certificate.
-    public var peerCertificateChain: [[UInt8]] {
-        guard isHandshakeComplete else { return [] }
+    public var peerCertificateChain: [[UInt8]] { peerCertificates.chain }
+
+    /// The DER SubjectPublicKeyInfo of the peer's leaf certificate (for public-key pinning,
+    /// RFC 7469 §2.4 hashes this), or nil before the handshake or without a peer certificate.
+    public var peerPublicKeyInfo: [UInt8]? { peerCertificates.publicKeyInfo }
+
+    /// The peer's certificates as they stand now, kept (by reference, nothing encoded) for
+    /// `PeerCertificates.chain` and `PeerCertificates.publicKeyInfo` to encode when first
+    /// asked, on any thread, after the engine is gone: a connection records them for every
+    /// handshake, and most are never read.
+    package var peerCertificates: PeerCertificates {
+        guard isHandshakeComplete else { return PeerCertificates(leaf: nil, chain: .sent([])) }
         return withUnsafeSSL { ssl in
             if let verified = SSL_get0_verified_chain(ssl), cbluebonnet_sk_X509_num(verified) > 0,
                 SSL_get_verify_result(ssl) == X509_V_OK
             {
-                return Self.ders(verified)
+                let chain = Self.owners(verified)
+                return PeerCertificates(leaf: chain.first, chain: .verified(chain))
             }
-            guard let leaf = SSL_get1_peer_certificate(ssl) else { return [] }
-            defer { X509_free(leaf) }
-            if SSL_session_reused(ssl) == 1, context.configuration?.certificateVerification != CertificateVerification.none,
-                let rebuilt = context.verifiedChain(leaf: leaf, untrusted: SSL_get_peer_cert_chain(ssl))
-            {
+            guard let leaf = SSL_get1_peer_certificate(ssl) else { return PeerCertificates(leaf: nil, chain: .sent([])) }
+            let leafOwner = X509Owner(taking: leaf)
+            let sent = SSL_get_peer_cert_chain(ssl).map(Self.owners) ?? []
+            if SSL_session_reused(ssl) == 1, context.configuration?.certificateVerification != CertificateVerification.none {
                 // A resumed session keeps the chain the peer sent, not the one verified then:
-                // build it again from the same trust roots so pins on intermediates/roots hold.
-                return rebuilt
+                // it is built again from the same trust roots (when asked) so pins on
+                // intermediates/roots hold.
+                return PeerCertificates(leaf: leafOwner, chain: .rebuild(context, sent))
             }
-            let leafDER = X509Owner.der(of: leaf)
-            // The client's SSL_get_peer_cert_chain includes the leaf; the server's does not.
-            var chain = SSL_get_peer_cert_chain(ssl).map(Self.ders) ?? []
-            if chain.first != leafDER { chain.insert(leafDER, at: 0) }
-            return chain
-        }
-    }
-
-    /// The DER SubjectPublicKeyInfo of the peer's leaf certificate (for public-key pinning,
-    /// RFC 7469 §2.4 hashes this), or nil before the handshake or without a peer certificate.
-    public var peerPublicKeyInfo: [UInt8]? {
-        guard isHandshakeComplete else { return nil }
-        return withUnsafeSSL { ssl in
-            guard let leaf = SSL_get1_peer_certificate(ssl) else { return nil }
-            defer { X509_free(leaf) }
-            return X509Owner.subjectPublicKeyInfo(of: leaf)
+            return PeerCertificates(leaf: leafOwner, chain: .sent(sent))
         }
     }
 
@@ -85,9 +82,81 @@ extension TLSEngine {
         }
     }
 
-    private static func ders(_ stack: OpaquePointer) -> [[UInt8]] {
+    private static func owners(_ stack: OpaquePointer) -> [X509Owner] {
         (0..<cbluebonnet_sk_X509_num(stack)).compactMap { index in
-            cbluebonnet_sk_X509_value(stack, index).map(X509Owner.der(of:))
+            cbluebonnet_sk_X509_value(stack, index).map(X509Owner.init(retaining:))
         }
+    }
+}
+
+/// A finished handshake's peer certificates, held by reference (no copy, no encoding) until
+/// someone asks for their DER: `TLSEngine.peerCertificates`.
+///
+/// `@unchecked Sendable`: the certificates are only read (`X509Owner` is shared read-only), the
+/// context is `Sendable`, and the encoded values are computed once under `encoded`'s lock.
+package final class PeerCertificates: @unchecked Sendable {
+    /// Where the chain comes from.
+    enum Source {
+        /// The chain verified during the handshake, leaf first, ending at a trust root.
+        case verified([X509Owner])
+        /// A resumed session's chain as the peer sent it (leaf first), to verify again against
+        /// the context's trust roots when first asked: the session does not keep the chain it
+        /// verified then.
+        case rebuild(TLSContext, [X509Owner])
+        /// The chain as the peer sent it (no verification ran): the client's
+        /// `SSL_get_peer_cert_chain` includes the leaf, the server's does not.
+        case sent([X509Owner])
+    }
+
+    private let leaf: X509Owner?
+    private let source: Source
+    private let encoded = Mutex<(chain: [[UInt8]]?, publicKeyInfo: [UInt8]??)>((nil, nil))
+
+    init(leaf: X509Owner?, chain: Source) {
+        self.leaf = leaf
+        self.source = chain
+    }
+
+    /// The certificates as DER, leaf first (see `TLSEngine.peerCertificateChain`); encoded
+    /// (and for a resumed session verified again) on first use.
+    package var chain: [[UInt8]] {
+        if let done = encoded.withLock({ $0.chain }) { return done }
+        let chain: [[UInt8]]
+        switch source {
+        case .verified(let owners):
+            chain = owners.map(\.der)
+        case .rebuild(let context, let sent):
+            chain = Self.rebuilt(context, leaf: leaf, sent: sent) ?? Self.withLeaf(leaf, sent)
+        case .sent(let sent):
+            chain = Self.withLeaf(leaf, sent)
+        }
+        encoded.withLock { $0.chain = chain }
+        return chain
+    }
+
+    /// The DER SubjectPublicKeyInfo of the leaf, or nil without one (see
+    /// `TLSEngine.peerPublicKeyInfo`); encoded on first use.
+    package var publicKeyInfo: [UInt8]? {
+        if let done = encoded.withLock({ $0.publicKeyInfo }) { return done }
+        let info = leaf?.withUnsafeX509(X509Owner.subjectPublicKeyInfo(of:))
+        encoded.withLock { $0.publicKeyInfo = .some(info) }
+        return info
+    }
+
+    /// The chain built again from the context's trust roots, or nil when it does not verify.
+    private static func rebuilt(_ context: TLSContext, leaf: X509Owner?, sent: [X509Owner]) -> [[UInt8]]? {
+        guard let leaf, let stack = cbluebonnet_sk_X509_new_null() else { return nil }
+        defer { cbluebonnet_sk_X509_free(stack) }
+        for owner in sent { _ = owner.withUnsafeX509 { cbluebonnet_sk_X509_push(stack, $0) } }
+        return leaf.withUnsafeX509 { context.verifiedChain(leaf: $0, untrusted: stack) }
+    }
+
+    /// `sent` as DER with the leaf first (added when the stack does not start with it).
+    private static func withLeaf(_ leaf: X509Owner?, _ sent: [X509Owner]) -> [[UInt8]] {
+        guard let leaf else { return [] }
+        let leafDER = leaf.der
+        var chain = sent.map(\.der)
+        if chain.first != leafDER { chain.insert(leafDER, at: 0) }
+        return chain
     }
 }

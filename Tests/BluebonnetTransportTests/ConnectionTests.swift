@@ -55,6 +55,11 @@ extension TransportSocketTests {
                 let second = try await Connector.connect(to: endpoint, on: group.next())
                 #expect(second.tls?.resumed == true)
                 try await second.onLoop { $0.close() }
+                // Encoded when read, after both engines are gone: the resumed session's chain is
+                // verified again from the trust roots, so it is the full verified chain too.
+                #expect(second.tls?.peerCertificateChain.count == 3, "leaf, intermediate, root")
+                #expect(second.tls?.peerCertificateChain == first.tls?.peerCertificateChain)
+                #expect(second.tls?.peerPublicKeyInfo == first.tls?.peerPublicKeyInfo)
             }
             await server.stop()
         }

@@ -25,6 +25,10 @@ public protocol ConnectionDelegate: AnyObject {
 }
 
 /// What a TLS connection negotiated and who the peer is.
+///
+/// The peer's certificates are kept by reference when the connection is made and encoded as DER
+/// only when ``peerCertificateChain`` or ``peerPublicKeyInfo`` is first read (for a resumed
+/// session, the chain is verified again then): a handshake does not pay for what nobody reads.
 public struct TLSInfo: Hashable, Sendable {
     /// The protocol version.
     public var version: TLSVersion?
@@ -36,9 +40,21 @@ public struct TLSInfo: Hashable, Sendable {
     /// Whether the session was resumed (no full key exchange).
     public var resumed: Bool
     /// The peer's certificates as DER, leaf first (the verified chain when verification ran).
-    public var peerCertificateChain: [[UInt8]]
+    public var peerCertificateChain: [[UInt8]] {
+        get { assignedChain ?? peer.chain }
+        set { assignedChain = newValue }
+    }
     /// The DER SubjectPublicKeyInfo of the peer's leaf, for key pinning (RFC 7469 §2.4).
-    public var peerPublicKeyInfo: [UInt8]?
+    public var peerPublicKeyInfo: [UInt8]? {
+        get { assignedPublicKeyInfo ?? peer.publicKeyInfo }
+        set { assignedPublicKeyInfo = .some(newValue) }
+    }
+
+    /// The handshake's certificates, encoded on first read.
+    private let peer: PeerCertificates
+    /// Values set through the properties' setters, which replace the handshake's.
+    private var assignedChain: [[UInt8]]?
+    private var assignedPublicKeyInfo: [UInt8]??
 
     /// Reads the negotiated values from a finished engine.
     init(engine: TLSEngine) {
@@ -46,8 +62,23 @@ public struct TLSInfo: Hashable, Sendable {
         cipher = engine.cipherSuite
         alpn = engine.applicationProtocol
         resumed = engine.isSessionResumed
-        peerCertificateChain = engine.peerCertificateChain
-        peerPublicKeyInfo = engine.peerPublicKeyInfo
+        peer = engine.peerCertificates
+    }
+
+    /// Equal when every public property is.
+    public static func == (lhs: TLSInfo, rhs: TLSInfo) -> Bool {
+        lhs.version == rhs.version && lhs.cipher == rhs.cipher && lhs.alpn == rhs.alpn && lhs.resumed == rhs.resumed
+            && lhs.peerCertificateChain == rhs.peerCertificateChain && lhs.peerPublicKeyInfo == rhs.peerPublicKeyInfo
+    }
+
+    /// Hashes every public property.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(cipher)
+        hasher.combine(alpn)
+        hasher.combine(resumed)
+        hasher.combine(peerCertificateChain)
+        hasher.combine(peerPublicKeyInfo)
     }
 }
 
