@@ -15,9 +15,10 @@
 // revalidation, an adapter's own frames) gets further slabs as it would without it.
 
 /// The frame bytes a request's task needs at its deepest on a small GET (`Request.run` down to
-/// the HTTP/1 exchange and the response's step): about 48 KB in a release build, rounded up.
-/// `Bluebonnet:GET:Small`'s malloc count (scripts/allocations.sh) goes up when it is too small.
-typealias TaskFrameReserve = InlineArray<65536, UInt8>
+/// the HTTP/1 exchange and the response's step): about 33 KB in a release build, with room to
+/// spare. `Bluebonnet:GET:Small`'s malloc count (scripts/allocations.sh) goes up when it is too
+/// small; each request in flight holds this much while it runs, so it is no larger than needed.
+typealias TaskFrameReserve = InlineArray<40960, UInt8>
 
 /// Allocates a frame of `TaskFrameReserve`'s size in the current task and gives it back, so that
 /// the task's stack allocator keeps one free slab that large for the frames that follow. Only the
