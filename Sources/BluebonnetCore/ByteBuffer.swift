@@ -110,7 +110,10 @@ public struct ByteBuffer: @unchecked Sendable {
             _reader = 0
             return
         }
-        var newCapacity = Swift.max(_storage.byteCapacity, 64)
+        // Growing our own storage doubles it; un-sharing (a slice of a large receive buffer made
+        // writable) takes what is asked for, not the other buffer's capacity: a 200-byte response
+        // head cut from a 64 KiB read must not hold 64 KiB for as long as the response lives.
+        var newCapacity = Swift.max(unique ? _storage.byteCapacity : readable &+ count, 64)
         while newCapacity - readable < count { newCapacity = newCapacity &* 2 }
         let fresh = _ByteStorage.make(capacity: newCapacity)
         fresh.copy(from: _storage, at: _reader, count: readable, to: 0)

@@ -10,9 +10,11 @@
 //
 // Calling `reserveTaskFrames()` first in the request's task allocates one frame as large as the
 // pipeline's deepest path and returns at once: its slab stays with the task, free, and every
-// frame after it fits there. One malloc instead of 18 (Benchmarks/README.md, "Finding
-// allocations"). Nothing depends on it but that count: a path deeper than the reserve (a cache
-// revalidation, an adapter's own frames) gets further slabs as it would without it.
+// frame after it fits there. Two mallocs instead of 18: the reserve's slab, and a small one for
+// the frame of the call that keeps the reserve alive across a suspension point (the reserve's
+// slab is exactly its frame's size); see Benchmarks/README.md, "Finding allocations". Nothing
+// depends on it but that count: a path deeper than the reserve (a cache revalidation, an
+// adapter's own frames) gets further slabs as it would without it.
 
 /// The frame bytes a request's task needs at its deepest on a small GET (`Request.run` down to
 /// the HTTP/1 exchange and the response's step): about 33 KB in a release build, with room to
