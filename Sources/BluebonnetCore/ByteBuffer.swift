@@ -7,7 +7,11 @@
 /// Copy-on-write value semantics: copies and slices share storage (a slice costs a retain, not a copy).
 /// A write into shared storage moves only the *readable* bytes into fresh storage, so a consumer that
 /// keeps a slice of an earlier message never makes the producer copy what was already consumed.
-public struct ByteBuffer: Sendable {
+///
+/// `@unchecked Sendable`: its storage (a `ManagedBuffer`, which the standard library leaves
+/// non-`Sendable`) is written only after `isKnownUniquelyReferenced` says no other value (in any
+/// task) holds it; shared storage is only ever read.
+public struct ByteBuffer: @unchecked Sendable {
     @usableFromInline internal var _storage: _ByteStorage
     @usableFromInline internal var _reader: Int
     @usableFromInline internal var _writer: Int
@@ -17,7 +21,7 @@ public struct ByteBuffer: Sendable {
     public init(capacity: Int = 0) {
         // Empty buffers share one empty storage (so making one allocates nothing); the first write
         // finds it shared and allocates.
-        self._storage = capacity > 0 ? _ByteStorage(capacity: capacity) : _ByteStorage.empty
+        self._storage = capacity > 0 ? _ByteStorage.make(capacity: capacity) : _ByteStorage.empty
         self._reader = 0
         self._writer = 0
     }
@@ -47,7 +51,7 @@ public struct ByteBuffer: Sendable {
     /// Whether there is nothing to read.
     @inlinable public var isEmpty: Bool { _writer == _reader }
     /// How many bytes fit before the storage must grow.
-    @inlinable public var capacity: Int { _storage.capacity }
+    @inlinable public var capacity: Int { _storage.byteCapacity }
     /// The absolute range of the readable bytes.
     @inlinable public var readableRange: Range<Int> { _reader..<_writer }
 
@@ -69,7 +73,7 @@ public struct ByteBuffer: Sendable {
     /// (see `withUnsafeMutableWritableBytes`).
     @inlinable
     public mutating func moveWriterIndex(forwardBy count: Int) {
-        precondition(count >= 0 && _writer &+ count <= _storage.capacity, "moveWriterIndex past capacity")
+        precondition(count >= 0 && _writer &+ count <= _storage.byteCapacity, "moveWriterIndex past capacity")
         _writer &+= count
     }
 
@@ -77,7 +81,7 @@ public struct ByteBuffer: Sendable {
     @inlinable
     public mutating func clear() {
         if !isKnownUniquelyReferenced(&_storage) {
-            _storage = _storage.capacity > 0 ? _ByteStorage(capacity: _storage.capacity) : _ByteStorage.empty
+            _storage = _storage.byteCapacity > 0 ? _ByteStorage.make(capacity: _storage.byteCapacity) : _ByteStorage.empty
         }
         _reader = 0
         _writer = 0
@@ -92,39 +96,42 @@ public struct ByteBuffer: Sendable {
     @inlinable
     public mutating func reserveWritable(_ count: Int) {
         let unique = isKnownUniquelyReferenced(&_storage)
-        if unique && _storage.capacity &- _writer >= count { return }
+        if unique && _storage.byteCapacity &- _writer >= count { return }
         _reallocate(unique: unique, writable: count)
     }
 
     @usableFromInline
     internal mutating func _reallocate(unique: Bool, writable count: Int) {
         let readable = readableBytes
-        if unique && _reader > 0 && _storage.capacity - readable >= count && _reader >= readable {
+        if unique && _reader > 0 && _storage.byteCapacity - readable >= count && _reader >= readable {
             // Enough room once the consumed prefix is gone, and cheap to move: compact in place.
             _storage.move(from: _reader, count: readable, to: 0)
             _writer = readable
             _reader = 0
             return
         }
-        var newCapacity = Swift.max(_storage.capacity, 64)
+        // Growing our own storage doubles it; un-sharing (a slice of a large receive buffer made
+        // writable) takes what is asked for, not the other buffer's capacity: a 200-byte response
+        // head cut from a 64 KiB read must not hold 64 KiB for as long as the response lives.
+        var newCapacity = Swift.max(unique ? _storage.byteCapacity : readable &+ count, 64)
         while newCapacity - readable < count { newCapacity = newCapacity &* 2 }
-        let fresh = _ByteStorage(capacity: newCapacity)
+        let fresh = _ByteStorage.make(capacity: newCapacity)
         fresh.copy(from: _storage, at: _reader, count: readable, to: 0)
         _storage = fresh
         _reader = 0
         _writer = readable
     }
 
-    /// Hands over the readable bytes and the object that keeps them alive, without copying, and
+    /// Hands over the readable bytes and the buffer that keeps them alive (the only holder of their storage), without copying, and
     /// leaves this buffer empty — when this buffer is the only owner of its storage. Nil (and the
     /// buffer unchanged) when the storage is shared: then nobody may write through the pointer.
     ///
     /// For adapters that wrap the bytes in another container (Foundation's `Data`) with a custom
     /// deallocator that holds `owner`.
-    package mutating func takeUniquelyOwnedReadableBytes() -> (bytes: UnsafeMutableRawBufferPointer, owner: AnyObject & Sendable)? {
-        guard _storage.capacity > 0, isKnownUniquelyReferenced(&_storage) else { return nil }
+    package mutating func takeUniquelyOwnedReadableBytes() -> (bytes: UnsafeMutableRawBufferPointer, owner: ByteBuffer)? {
+        guard _storage.byteCapacity > 0, isKnownUniquelyReferenced(&_storage) else { return nil }
         let bytes = UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_reader..<_writer])
-        let owner = _storage
+        let owner = self
         self = ByteBuffer()
         return (bytes, owner)
     }
@@ -184,7 +191,7 @@ public struct ByteBuffer: Sendable {
         _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int
     ) throws(E) -> Int {
         reserveWritable(minimumWritableBytes)
-        let region = UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_writer..<_storage.capacity])
+        let region = UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_writer..<_storage.byteCapacity])
         let written = try body(region)
         precondition(written >= 0 && written <= region.count, "wrote outside the offered region")
         _writer &+= written
@@ -335,26 +342,30 @@ extension ByteBuffer: ExpressibleByArrayLiteral {
     public init(arrayLiteral elements: UInt8...) { self.init(bytes: elements) }
 }
 
-/// The heap storage behind `ByteBuffer`: one allocation, freed in `deinit`.
-///
-/// `@unchecked Sendable`: `ByteBuffer` writes through it only after `isKnownUniquelyReferenced`
-/// says no other value (in any task) holds it; shared storage is only ever read.
+/// The heap storage behind `ByteBuffer`: one allocation, the bytes tail-allocated after the
+/// object's header (`ManagedBuffer`), so a buffer costs one malloc rather than two (an object and
+/// its bytes). The header holds the capacity asked for. Shared between tasks only inside
+/// `ByteBuffer` values, under the rule `ByteBuffer`'s `Sendable` conformance states.
 @usableFromInline
-internal final class _ByteStorage: @unchecked Sendable {
-    @usableFromInline let bytes: UnsafeMutableRawBufferPointer
-
-    @inlinable var capacity: Int { bytes.count }
-
-    /// The storage of every empty `ByteBuffer()`: never written to, since it is always shared.
-    @usableFromInline static let empty = _ByteStorage(capacity: 0)
-
-    @inlinable
-    init(capacity: Int) {
-        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(capacity, 0), alignment: 16)
+internal final class _ByteStorage: ManagedBuffer<Int, UInt8> {
+    /// The bytes: their address is the object's, plus its header, for as long as it lives.
+    @inlinable var bytes: UnsafeMutableRawBufferPointer {
+        withUnsafeMutablePointers { UnsafeMutableRawBufferPointer(start: $1, count: $0.pointee) }
     }
 
+    /// The byte count asked for (`ManagedBuffer.capacity` is what malloc rounded up to).
+    @inlinable var byteCapacity: Int { header }
+
+    /// The storage of every empty `ByteBuffer()`: never written to, since it is always shared.
+    /// `nonisolated(unsafe)`: zero bytes, so nothing can ever be written through it.
+    @usableFromInline nonisolated(unsafe) static let empty = _ByteStorage.make(capacity: 0)
+
+    /// Storage for `capacity` bytes.
     @inlinable
-    deinit { bytes.deallocate() }
+    static func make(capacity: Int) -> _ByteStorage {
+        let count = Swift.max(capacity, 0)
+        return unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: _ByteStorage.self)
+    }
 
     @inlinable
     func move(from source: Int, count: Int, to destination: Int) {

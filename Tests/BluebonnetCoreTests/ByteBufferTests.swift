@@ -35,6 +35,21 @@ import Testing
         #expect(buffer.readableBytesArray == Array("89".utf8))
     }
 
+    @Test func unsharingASliceTakesTheSizeOfItsBytesNotOfTheSharedStorage() {
+        var large = ByteBuffer(capacity: 65_536)
+        large.writeString("HTTP/1.1 200 OK\r\n\r\nbody")
+        var head = large.getSlice(0..<19)
+        head.withUnsafeMutableReadableBytes { bytes in bytes[0] = UInt8(ascii: "h") }
+        #expect(head.readableBytesArray == Array("hTTP/1.1 200 OK\r\n\r\n".utf8))
+        #expect(head.capacity < 1_024, "the un-shared slice kept \(head.capacity) bytes")
+        #expect(large.readableBytesArray.first == UInt8(ascii: "H"), "the shared storage was written")
+        // Growing a buffer of its own still doubles.
+        var own = ByteBuffer(capacity: 100)
+        own.writeBytes([UInt8](repeating: 1, count: 100))
+        own.writeByte(2)
+        #expect(own.capacity == 200)
+    }
+
     @Test func growsPastItsCapacity() {
         var buffer = ByteBuffer(capacity: 1)
         for i in 0..<10_000 { buffer.writeByte(UInt8(truncatingIfNeeded: i)) }

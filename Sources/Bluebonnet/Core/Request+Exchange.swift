@@ -62,10 +62,41 @@ extension Request {
         return try result.get()
     }
 
+    /// What an exchange sends and how, worked out before any `await` (`exchangePlan(for:upload:)`).
+    struct ExchangePlan {
+        var head: RequestHead
+        var endpoint: Endpoint
+        var timeouts: HTTP1Exchange.Timeouts
+        var collector: ResponseCollector.Configuration
+        var progress: HTTP1Exchange.ProgressReporting?
+    }
+
+    // One function per path (download, streamed, collected), none inlined into this one, and the
+    // preparation synchronous: the request's task holds the frames of the path it takes, not one
+    // frame with every path's values and the preparation's temporaries (25 KB before, for each
+    // request in flight; see TaskFrames.swift).
     private func exchange(
         _ request: HTTPRequest, upload: UploadPlan, transactions: inout [TransactionMetrics],
         decide: (HTTPResponse, Data?) async -> Step
     ) async throws(BluebonnetError) -> Exchanged {
+        let plan = try exchangePlan(for: request, upload: upload)
+        if let download = disposition.download {
+            return try await exchangeDownload(
+                request, head: plan.head, upload: upload, endpoint: plan.endpoint, timeouts: plan.timeouts,
+                collector: plan.collector, download: download, progress: plan.progress, transactions: &transactions,
+                decide: decide)
+        }
+        if let channel = disposition.streaming?.channel {
+            return try await exchangeStreamed(
+                request, plan: plan, upload: upload, channel: channel, transactions: &transactions, decide: decide)
+        }
+        return try await exchangeCollected(request, plan: plan, upload: upload, transactions: &transactions, decide: decide)
+    }
+
+    /// The head, endpoint, timeouts and sinks of `request`'s exchange (synchronous: its
+    /// temporaries stay on the thread's stack, out of the request task's async frames).
+    @inline(never)
+    private func exchangePlan(for request: HTTPRequest, upload: UploadPlan) throws(BluebonnetError) -> ExchangePlan {
         let configuration = session.configuration
         guard let url = request.url, let direct = Self.endpoint(for: url, tls: configuration.tls) else {
             throw .invalidURL(url: request.url?.absoluteString ?? "")
@@ -92,54 +123,65 @@ extension Request {
             maximumResponseBodyBytes: configuration.maximumResponseBodyBytes,
             decodesContent: configuration.decompressesResponses,
             decompressionLimits: configuration.decompressionLimits)
-        let progress = progressReporting()
+        return ExchangePlan(head: head, endpoint: endpoint, timeouts: timeouts, collector: collector, progress: progressReporting())
+    }
 
-        if let download = disposition.download {
-            return try await exchangeDownload(
-                request, head: head, upload: upload, endpoint: endpoint, timeouts: timeouts, collector: collector,
-                download: download, progress: progress, transactions: &transactions, decide: decide)
-        }
-
-        if let channel = disposition.streaming?.channel {
-            channel.prepareForExchange()
-            async let ended = performStreamed(
-                request, head: head, upload: upload, endpoint: endpoint, timeouts: timeouts, collector: collector,
-                channel: channel, progress: progress)
-            guard let streamedHead = await channel.waitForHead() else {
-                let (result, measured) = await ended
-                transactions.append(contentsOf: measured)
-                if case .failure(let error) = result { throw mapExchangeError(error, head: head, endpoint: endpoint, upload: upload) }
-                preconditionFailure("a streamed exchange succeeded without a head")
-            }
-            // Trailers come after the body: the completion's response has them, the head's cannot.
-            var response = HTTPResponse(
-                url: request.url, head: streamedHead.head, informational: streamedHead.informational, trailers: nil)
-            let step = await decide(response, nil)
-            let disposition = step.disposition
-            if disposition == .deliver { self.disposition.streaming?.responseDelivered(response) }
-            channel.apply(disposition)
+    /// A streamed response's exchange: decided on its head while the exchange waits, its body
+    /// then delivered, dropped or cancelled (see `Step.disposition`).
+    @inline(never)
+    private func exchangeStreamed(
+        _ request: HTTPRequest, plan: ExchangePlan, upload: UploadPlan, channel: ResponseStreamChannel,
+        transactions: inout [TransactionMetrics], decide: (HTTPResponse, Data?) async -> Step
+    ) async throws(BluebonnetError) -> Exchanged {
+        channel.prepareForExchange()
+        async let ended = performStreamed(
+            request, head: plan.head, upload: upload, endpoint: plan.endpoint, timeouts: plan.timeouts,
+            collector: plan.collector, channel: channel, progress: plan.progress)
+        guard let streamedHead = await channel.waitForHead() else {
             let (result, measured) = await ended
             transactions.append(contentsOf: measured)
-            switch (result, disposition) {
-            case (.success(let collected), _):
-                response = HTTPResponse(
-                    url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
-                return Exchanged(response: response, data: nil, step: step)
-            case (.failure, .abandon):
-                // The cancellation we asked for.
-                return Exchanged(response: response, data: nil, step: step)
-            case (.failure(let error), .discard):
-                throw mapExchangeError(error, head: head, endpoint: endpoint, upload: upload)
-            case (.failure(let error), .deliver):
-                return Exchanged(response: response, data: nil, step: step, streamError: mapExchangeError(error, head: head, endpoint: endpoint, upload: upload))
+            if case .failure(let error) = result {
+                throw mapExchangeError(error, head: plan.head, endpoint: plan.endpoint, upload: upload)
             }
+            preconditionFailure("a streamed exchange succeeded without a head")
         }
+        // Trailers come after the body: the completion's response has them, the head's cannot.
+        var response = HTTPResponse(
+            url: request.url, head: streamedHead.head, informational: streamedHead.informational, trailers: nil)
+        let step = await decide(response, nil)
+        let disposition = step.disposition
+        if disposition == .deliver { self.disposition.streaming?.responseDelivered(response) }
+        channel.apply(disposition)
+        let (result, measured) = await ended
+        transactions.append(contentsOf: measured)
+        switch (result, disposition) {
+        case (.success(let collected), _):
+            response = HTTPResponse(
+                url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)
+            return Exchanged(response: response, data: nil, step: step)
+        case (.failure, .abandon):
+            // The cancellation we asked for.
+            return Exchanged(response: response, data: nil, step: step)
+        case (.failure(let error), .discard):
+            throw mapExchangeError(error, head: plan.head, endpoint: plan.endpoint, upload: upload)
+        case (.failure(let error), .deliver):
+            return Exchanged(
+                response: response, data: nil, step: step,
+                streamError: mapExchangeError(error, head: plan.head, endpoint: plan.endpoint, upload: upload))
+        }
+    }
 
+    /// A collected response's exchange: the body in memory, then decided.
+    @inline(never)
+    private func exchangeCollected(
+        _ request: HTTPRequest, plan: ExchangePlan, upload: UploadPlan, transactions: inout [TransactionMetrics],
+        decide: (HTTPResponse, Data?) async -> Step
+    ) async throws(BluebonnetError) -> Exchanged {
         var collected: CollectedResponse
         do {
             collected = try await performHTTP1(
-                request: head, body: upload.body, bodySource: upload.source, on: session.pool, endpoint: endpoint,
-                timeouts: timeouts, collector: collector, progress: progress, observer: self,
+                request: plan.head, body: upload.body, bodySource: upload.source, on: session.pool, endpoint: plan.endpoint,
+                timeouts: plan.timeouts, collector: plan.collector, progress: plan.progress, observer: self,
                 transactionStarted: { eventMonitor.request(self, didStartTransaction: request) },
                 transactionFinished: { measured in
                     var measured = measured
@@ -148,7 +190,7 @@ extension Request {
                     eventMonitor.request(self, didFinishTransaction: measured)
                 })
         } catch {
-            throw mapExchangeError(error, head: head, endpoint: endpoint, upload: upload)
+            throw mapExchangeError(error, head: plan.head, endpoint: plan.endpoint, upload: upload)
         }
         let response = HTTPResponse(
             url: request.url, head: collected.head, informational: collected.informational, trailers: collected.trailers)

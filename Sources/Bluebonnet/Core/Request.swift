@@ -195,9 +195,15 @@ public class Request: @unchecked Sendable {
             // <doc:LoopExecutor> for why the default path does not start it on a loop).
             let task: Task<Void, Never>
             if let loop = session.group.currentLoop {
-                task = Task(executorPreference: loop) { await self.run() }
+                task = Task(executorPreference: loop) {
+                    await reserveTaskFrames()
+                    await self.run()
+                }
             } else {
-                task = Task { await self.run() }
+                task = Task {
+                    await reserveTaskFrames()
+                    await self.run()
+                }
             }
             mutable.withLock { $0.task = task }
         }

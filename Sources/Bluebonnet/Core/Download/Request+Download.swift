@@ -9,6 +9,7 @@ extension Request {
     /// prepared for a delivered head, the body written, flushed and moved into place, and the
     /// validators run with the file's URL. A failure in the middle keeps the partial file for
     /// resume data (or removes it); the destination is never half-written.
+    @inline(never)  // its frame apart from the exchange's (see `exchange(_:upload:transactions:decide:)`)
     func exchangeDownload(
         _ request: HTTPRequest, head: RequestHead, upload: UploadPlan, endpoint: Endpoint,
         timeouts: HTTP1Exchange.Timeouts, collector: ResponseCollector.Configuration, download: DownloadContext,
