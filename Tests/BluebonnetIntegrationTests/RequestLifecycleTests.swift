@@ -128,6 +128,22 @@ struct RequestLifecycleTests {
         #expect(await eventually { pool.connectionCount == 0 }, "its connections are closed")
         #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
     }
+
+    @Test func aSessionReleasedWithARequestNeverStartedStopsItsLoops() async throws {
+        let base = try SuiteTestServer.baseURL()
+        var session: Session? = Session(startRequestsImmediately: false)
+        let loops = try #require(session?.group.loops)
+        var request: DataRequest? = session?.request("\(base)/ok")
+        #expect(request?.state == .initialized)
+        weak let released = session
+        session = nil
+        #expect(released != nil, "a request keeps its session alive")
+        request = nil
+        // The session held it strongly until it finished, and it never would: both were kept,
+        // with the session's loop threads (LeakSanitizer reported them).
+        #expect(await eventually { released == nil }, "a request never started, once dropped, lets its session go")
+        #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
+    }
 }
 
 /// The state every request kind shares (``Request``): the requests sent, the retry count, the
