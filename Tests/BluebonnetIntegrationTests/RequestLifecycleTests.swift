@@ -129,6 +129,22 @@ struct RequestLifecycleTests {
         #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
     }
 
+    @Test func aProgressHandlerHoldingItsRequestDoesNotKeepItOnceFinished() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let session = Session()
+        weak var released: DataRequest?
+        do {
+            let request = session.request("\(base)/ok")
+            request.downloadProgress { _ in _ = request.state }  // holds its own request
+            #expect(try await request.serializingData().value == Data("ok".utf8))
+            released = request
+        }
+        // The tracker let its handlers go when the request finished (LeakSanitizer reported the
+        // 64 MiB body of SuspendTests' request, whose handler suspends it, at exit).
+        #expect(await eventually { released == nil }, "a finished request is not kept by its own handler")
+        await session.shutdown()
+    }
+
     @Test func aSessionReleasedWithARequestNeverStartedStopsItsLoops() async throws {
         let base = try SuiteTestServer.baseURL()
         var session: Session? = Session(startRequestsImmediately: false)
