@@ -56,8 +56,9 @@ extension SanitizerMutex: @unchecked Sendable where Value: ~Copyable {}
 
 #if BLUEBONNET_TSAN
 // ThreadSanitizer's annotation entry points (its runtime is linked into every
-// `-sanitize=thread` build). Declared by symbol name: one pointer in, nothing out, the same
-// registers under Swift's and C's conventions on the platforms Bluebonnet builds for.
-@_silgen_name("__tsan_acquire") private func tsanAcquire(_ address: UnsafeMutableRawPointer)
-@_silgen_name("__tsan_release") private func tsanRelease(_ address: UnsafeMutableRawPointer)
+// `-sanitize=thread` build), also used by `SanitizerContinuation`. Declared by symbol name: one
+// pointer in, nothing out, the same registers under Swift's and C's conventions on the
+// platforms Bluebonnet builds for.
+@_silgen_name("__tsan_acquire") func tsanAcquire(_ address: UnsafeMutableRawPointer)
+@_silgen_name("__tsan_release") func tsanRelease(_ address: UnsafeMutableRawPointer)
 #endif

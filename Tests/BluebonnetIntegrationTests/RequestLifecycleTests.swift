@@ -128,6 +128,38 @@ struct RequestLifecycleTests {
         #expect(await eventually { pool.connectionCount == 0 }, "its connections are closed")
         #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
     }
+
+    @Test func aProgressHandlerHoldingItsRequestDoesNotKeepItOnceFinished() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let session = Session()
+        weak var released: DataRequest?
+        do {
+            let request = session.request("\(base)/ok")
+            request.downloadProgress { _ in _ = request.state }  // holds its own request
+            #expect(try await request.serializingData().value == Data("ok".utf8))
+            released = request
+        }
+        // The tracker let its handlers go when the request finished (LeakSanitizer reported the
+        // 64 MiB body of SuspendTests' request, whose handler suspends it, at exit).
+        #expect(await eventually { released == nil }, "a finished request is not kept by its own handler")
+        await session.shutdown()
+    }
+
+    @Test func aSessionReleasedWithARequestNeverStartedStopsItsLoops() async throws {
+        let base = try SuiteTestServer.baseURL()
+        var session: Session? = Session(startRequestsImmediately: false)
+        let loops = try #require(session?.group.loops)
+        var request: DataRequest? = session?.request("\(base)/ok")
+        #expect(request?.state == .initialized)
+        weak let released = session
+        session = nil
+        #expect(released != nil, "a request keeps its session alive")
+        request = nil
+        // The session held it strongly until it finished, and it never would: both were kept,
+        // with the session's loop threads (LeakSanitizer reported them).
+        #expect(await eventually { released == nil }, "a request never started, once dropped, lets its session go")
+        #expect(await eventually { loops.allSatisfy(\.isShutDown) }, "its event loop threads stop")
+    }
 }
 
 /// The state every request kind shares (``Request``): the requests sent, the retry count, the

@@ -439,6 +439,7 @@ public class Request: @unchecked Sendable {
             try? FileSystem.removeFile(atPath: url.path)
         }
         if first { eventMonitor.requestDidFinish(self) }
+        if first { progressTracker?.requestFinished() }
         session.requestFinished(self)
         firstWaiter?.call(outcome)
         for waiter in waiters { waiter(outcome) }

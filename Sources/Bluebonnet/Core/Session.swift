@@ -111,9 +111,19 @@ public final class Session: Sendable {
     /// The Digest nonces answered, per origin, for preemptive answers (empty until one is).
     let digestNonces = DigestNonceCache()
 
+    /// The requests made and not finished, for ``shutdown()`` to cancel. Held weakly: a running
+    /// request is kept alive by its task, and one never started that its caller dropped goes
+    /// away with its hold on the session (a strong hold here was a cycle, session and request
+    /// kept alive forever, with the session's loop threads).
     private struct LiveRequests {
-        var requests: [UUID: Request] = [:]
+        var requests: [UUID: LiveRequest] = [:]
+        /// The count at which entries whose request went away are swept out (at registration).
+        var sweepAt = 64
         var isShutDown = false
+    }
+
+    private struct LiveRequest {
+        weak var request: Request?
     }
 
     /// A session, with Alamofire's parameters in Alamofire's order (those with a meaning on
@@ -380,7 +390,11 @@ public final class Session: Sendable {
         }
         let refused = live.withLock { state -> Bool in
             if state.isShutDown { return true }
-            state.requests[request.id] = request
+            if state.requests.count >= state.sweepAt {
+                state.requests = state.requests.filter { $0.value.request != nil }
+                state.sweepAt = max(64, state.requests.count * 2)
+            }
+            state.requests[request.id] = LiveRequest(request: request)
             return false
         }
         if refused { request.finishWithoutRunning(.sessionInvalidated(error: nil)) }
@@ -405,7 +419,7 @@ public final class Session: Sendable {
         let outstanding = live.withLock { state -> [Request] in
             if state.isShutDown { return [] }
             state.isShutDown = true
-            return Array(state.requests.values)
+            return state.requests.values.compactMap(\.request)
         }
         for request in outstanding { request.cancel(with: .sessionInvalidated(error: nil)) }
         for request in outstanding { _ = await request.finishedResponse() }
@@ -420,7 +434,8 @@ public final class Session: Sendable {
     /// A session released without ``shutdown()``: its pooled connections are closed and its event
     /// loop threads stopped in the background, so dropping a session leaks no threads or
     /// descriptors. (No request can be outstanding: each keeps its session alive until it
-    /// finishes.) Prefer awaiting ``shutdown()``, which returns once everything is closed.
+    /// finishes, or until it is dropped if it never started.) Prefer awaiting ``shutdown()``,
+    /// which returns once everything is closed.
     deinit {
         guard !live.withLock({ $0.isShutDown }) else { return }
         let pool = self.pool

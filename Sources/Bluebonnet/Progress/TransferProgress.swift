@@ -115,6 +115,15 @@ final class ProgressTracker: Sendable {
         for handler in handlers { handler.queue.async { handler.closure(final) } }
     }
 
+    /// The request finished: no progress comes any more, so the handlers are let go (a handler
+    /// that holds its own request, to suspend or cancel it, would otherwise keep both alive).
+    func requestFinished() {
+        state.withLock { state in
+            state.download = []
+            state.upload = []
+        }
+    }
+
     private static func advances(_ progress: TransferProgress, over last: TransferProgress?) -> Bool {
         guard let last else { return true }
         return progress.completedUnitCount > last.completedUnitCount

@@ -51,8 +51,12 @@ extension RedirectHandler {
         // The completion is the caller's and not `@Sendable` (Alamofire's shape); it is called
         // once, from the task below, and the caller waits for it.
         nonisolated(unsafe) let completion = completion
-        InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
-            Task { completion(await self.task(task, willBeRedirectedTo: request, for: response)) }
+        let outer = InterceptorForms.entered
+        InterceptorForms.$entered.withValue(outer.union([key])) {
+            Task {
+                let answer = await self.task(task, willBeRedirectedTo: request, for: response)
+                InterceptorForms.$entered.withValue(outer) { completion(answer) }
+            }
         }
     }
 

@@ -66,10 +66,13 @@ extension RequestAdapter {
     ) {
         let key = InterceptorForms.Key(Self.self, .adaptForSession)
         guard InterceptorForms.enter(key) else { return completion(noAdaptationForm(urlRequest)) }
-        InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
+        let outer = InterceptorForms.entered
+        InterceptorForms.$entered.withValue(outer.union([key])) {
             Task {
                 let state = RequestAdapterState(requestID: UUID(), session: session)
-                do { completion(.success(try await self.adapt(urlRequest, using: state))) } catch { completion(.failure(error)) }
+                let result: Result<HTTPRequest, any Error>
+                do { result = .success(try await self.adapt(urlRequest, using: state)) } catch { result = .failure(error) }
+                InterceptorForms.$entered.withValue(outer) { completion(result) }
             }
         }
     }
@@ -211,8 +214,12 @@ extension RequestRetrier {
     ) {
         let key = InterceptorForms.Key(Self.self, .retryCompletion)
         guard InterceptorForms.enter(key) else { return answerWithAlamofireFourForm(request, session, error, completion) }
-        InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
-            Task { completion(await self.retry(request, for: session, dueTo: error)) }
+        let outer = InterceptorForms.entered
+        InterceptorForms.$entered.withValue(outer.union([key])) {
+            Task {
+                let result = await self.retry(request, for: session, dueTo: error)
+                InterceptorForms.$entered.withValue(outer) { completion(result) }
+            }
         }
     }
 
@@ -284,7 +291,9 @@ public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 /// Tells the defaults of the interchangeable forms of ``RequestAdapter`` and ``RequestRetrier``
 /// (and ``RedirectHandler``, ``Authenticator``) apart from a conformer that implements none: each default marks its
 /// form as entered for the conforming type, for the calls it makes (a task-local value, which the
-/// task a default starts inherits); meeting the mark again means the defaults went round.
+/// task a default starts inherits); meeting the mark again means the defaults went round. The
+/// caller's completion is called without the mark: what it starts is a new call (a refresh whose
+/// completion leads to another refresh), not the defaults going round.
 enum InterceptorForms {
     enum Form: Sendable, Hashable {
         case adaptForSession, adaptUsingState, adaptAsync, retryCompletion, retryAsync, redirectCompletion, redirectAsync

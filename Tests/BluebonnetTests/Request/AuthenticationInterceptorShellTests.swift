@@ -97,6 +97,26 @@ import Testing
         await session.shutdown()
     }
 
+    /// An authenticator with the async form only, whose completion-form refresh (the default)
+    /// ends in another refresh from its completion: a new refresh, not the defaults going round
+    /// (the default used to call the completion inside its "entered" mark, and the second
+    /// refresh stopped the process with "implements neither"; seen under ThreadSanitizer in
+    /// AuthenticationInterceptorTests' refresh loop).
+    @Test func aRefreshStartedFromARefreshCompletionIsANewRefresh() async throws {
+        let session = Session()
+        let authenticator = AsyncAuthenticator()
+        authenticator.gate.open()
+        let second: Result<Token, any Error> = await withCheckedContinuation { continuation in
+            authenticator.refresh(Token(value: "a0"), for: session) { first in
+                guard case .success(let token) = first else { return continuation.resume(returning: first) }
+                authenticator.refresh(token, for: session) { continuation.resume(returning: $0) }
+            }
+        }
+        #expect((try? second.get())?.value == "b2")
+        #expect(authenticator.refreshes.load(ordering: .relaxed) == 2)
+        await session.shutdown()
+    }
+
     /// Adapts that arrive while the (async) refresh runs wait for it and get the new credential.
     @Test func adaptsQueueBehindARunningRefresh() async throws {
         let session = Session()

@@ -63,9 +63,12 @@ extension Authenticator {
     ) {
         let key = InterceptorForms.Key(Self.self, .refreshCompletion)
         guard InterceptorForms.enter(key) else { Self.noRefreshForm() }
-        InterceptorForms.$entered.withValue(InterceptorForms.entered.union([key])) {
+        let outer = InterceptorForms.entered
+        InterceptorForms.$entered.withValue(outer.union([key])) {
             Task {
-                do { completion(.success(try await self.refresh(credential, for: session))) } catch { completion(.failure(error)) }
+                let result: Result<Credential, any Error>
+                do { result = .success(try await self.refresh(credential, for: session)) } catch { result = .failure(error) }
+                InterceptorForms.$entered.withValue(outer) { completion(result) }
             }
         }
     }
