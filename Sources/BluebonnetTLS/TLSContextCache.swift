@@ -28,6 +28,12 @@ public final class TLSContextCache: Sendable {
         }
     }
 
+    /// The context for `configuration` when it is already built, nil otherwise (never builds one):
+    /// cheap enough for an event-loop thread.
+    public func cachedContext(for configuration: TLSConfiguration) -> TLSContext? {
+        contexts.withLock { $0[configuration] }
+    }
+
     /// How many contexts are cached.
     public var count: Int { contexts.withLock { $0.count } }
 

@@ -30,6 +30,43 @@ extension TransportSocketTests {
             await server.stop()
         }
 
+        /// The pool's way in: with a numeric host and a context already built, the connect needs
+        /// no task, and the connection comes back on its own loop.
+        @Test func theCallbackConnectHandsTheConnectionBackOnItsLoop() async throws {
+            let server = try await TestServer.start(.echo, tls: try Certs.serverContext())
+            let configuration = try Certs.clientConfiguration()
+            _ = try TLSContextCache.shared.context(for: configuration)
+            let endpoint = Endpoint(host: "127.0.0.1", port: server.port, tls: configuration)
+            try await withGroup { group in
+                let loop = group.next()
+                let (connection, onLoop) = try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<(Connection, Bool), any Error>) in
+                    Connector.connect(to: endpoint, on: loop, timeouts: .init(), resolver: Resolver(), tunnel: nil) { result in
+                        continuation.resume(with: result.map { ($0, loop.inEventLoop) })
+                    }
+                }
+                #expect(onLoop)
+                #expect(connection.tls?.version == .tls1_3)
+                try await connection.onLoop { $0.abort() }
+            }
+            await server.stop()
+        }
+
+        @Test func theCallbackConnectReportsAnInvalidEndpoint() async throws {
+            try await withGroup { group in
+                let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Connection, TransportError>, Never>) in
+                    Connector.connect(
+                        to: Endpoint(host: "127.0.0.1", port: 70_000), on: group.next(), timeouts: .init(), resolver: Resolver(), tunnel: nil
+                    ) { continuation.resume(returning: $0) }
+                }
+                guard case .failure(let error) = result else {
+                    Issue.record("connected to port 70000")
+                    return
+                }
+                #expect(error.kind == .invalidEndpoint)
+            }
+        }
+
         @Test func connectsOverIPv6Loopback() async throws {
             try requireIPv6()
             let server = try await TestServer.start(.echo, on: .loopbackIPv6())

@@ -43,52 +43,147 @@ public enum Connector {
         resolver: Resolver = Resolver(),
         tunnel: ProxyTunnel? = nil
     ) async throws(TransportError) -> Connection {
+        let operation: ConnectOperation
+        switch try prepareWithoutWaiting(endpoint, on: loop, timeouts: timeouts, tunnel: tunnel) {
+        case .ready(let ready): operation = ready
+        case .needsLookup: operation = try await prepare(endpoint, on: loop, timeouts: timeouts, resolver: resolver, tunnel: tunnel)
+        }
+        if Task.isCancelled { throw .cancelled }
+        return try await operation.run()
+    }
+
+    /// `connect(to:on:timeouts:resolver:tunnel:)` for a caller that is not a task: `completion`
+    /// gets the connection on `loop`'s thread (or the failure, on any thread, never from inside
+    /// this call), exactly once.
+    ///
+    /// When the host needs no lookup (a numeric address, `localhost`, a Unix socket) and the TLS
+    /// context is already built, the connect goes straight to `loop`: the caller's thread hands it
+    /// over once, and the connection is handed back on the loop, where its first exchange can start
+    /// at once. Otherwise a task resolves the name and builds the context first (off the loop).
+    /// Nothing cancels it: the caller closes a connection it no longer wants.
+    static func connect(
+        to endpoint: Endpoint,
+        on loop: EventLoop,
+        timeouts: ConnectTimeouts,
+        resolver: Resolver,
+        tunnel: ProxyTunnel?,
+        completion: @escaping @Sendable (Result<Connection, TransportError>) -> Void
+    ) {
+        do throws(TransportError) {
+            switch try prepareWithoutWaiting(endpoint, on: loop, timeouts: timeouts, tunnel: tunnel) {
+            case .ready(let operation) where !loop.isShutDown:
+                operation.start(delivering: completion)
+            case .ready:
+                Task { completion(.failure(.eventLoopShutDown)) }
+            case .needsLookup:
+                Task {
+                    do throws(TransportError) {
+                        let operation = try await prepare(endpoint, on: loop, timeouts: timeouts, resolver: resolver, tunnel: tunnel)
+                        operation.start(delivering: completion)
+                    } catch {
+                        completion(.failure(error))
+                    }
+                }
+            }
+        } catch {
+            // Never from inside the call: the caller may be in the middle of its own work.
+            Task { completion(.failure(error)) }
+        }
+    }
+
+    /// A connect that can start without waiting, or why not.
+    private enum Preparation {
+        case ready(ConnectOperation)
+        /// The host needs the resolver, or the TLS context is not built yet.
+        case needsLookup
+    }
+
+    /// The operation for `endpoint` when neither a name lookup nor a TLS context build is needed.
+    private static func prepareWithoutWaiting(
+        _ endpoint: Endpoint, on loop: EventLoop, timeouts: ConnectTimeouts, tunnel: ProxyTunnel?
+    ) throws(TransportError) -> Preparation {
+        var metrics = ConnectMetrics()
+        let now = ContinuousClock.now
+        guard let addresses = try addressesWithoutLookup(endpoint) else { return .needsLookup }
+        if case .tcp = endpoint.kind { (metrics.dnsStart, metrics.dnsEnd) = (now, .now) }
+        let plan = try securityPlan(for: endpoint, tunnel: tunnel)
+        var tls: ConnectOperation.TLSPlan?
+        if let (configuration, serverName, port) = plan.tls {
+            guard let context = TLSContextCache.shared.cachedContext(for: configuration) else { return .needsLookup }
+            tls = ConnectOperation.TLSPlan(
+                context: context, serverName: serverName, port: port, trustCheck: endpoint.tls != nil ? endpoint.serverTrustCheck : nil)
+        }
+        return .ready(operation(endpoint, addresses, tls: tls, tunnel: plan.tunnel, on: loop, timeouts: timeouts, metrics: metrics))
+    }
+
+    /// The operation for `endpoint`, resolving its host and building its TLS context (off the loop)
+    /// as needed.
+    private static func prepare(
+        _ endpoint: Endpoint, on loop: EventLoop, timeouts: ConnectTimeouts, resolver: Resolver, tunnel: ProxyTunnel?
+    ) async throws(TransportError) -> ConnectOperation {
         var metrics = ConnectMetrics()
         let addresses: [SocketAddress]
-        switch endpoint.kind {
-        case .tcp(let host, let tcpPort):
-            guard let port16 = UInt16(exactly: tcpPort), port16 != 0 else {
-                throw .invalidEndpoint("port \(tcpPort) is not in 1...65535")
-            }
-            var peer = (host: host, port: port16)
-            if let proxy = endpoint.proxy {
-                do {
-                    try proxy.validate()
-                } catch {
-                    throw .invalidEndpoint("proxy \(proxy): \(error.message)")
-                }
-                peer = (proxy.host, UInt16(proxy.port))
-            }
+        if case .tcp(let host, let port) = endpoint.kind {
+            let peer = try peer(of: endpoint, host: host, port: port)
             metrics.dnsStart = .now
             addresses = try await resolve(host: peer.host, port: peer.port, resolver: resolver)
             metrics.dnsEnd = .now
-        case .unix(let path):
-            guard endpoint.proxy == nil else { throw .invalidEndpoint("a Unix-domain socket cannot be reached through a proxy") }
-            do {
-                addresses = [try SocketAddress(unixDomainSocketPath: path)]
-            } catch {
-                throw .invalidEndpoint("Unix socket path \"\(path)\": \(error)")
-            }
+        } else {
+            addresses = try addressesWithoutLookup(endpoint) ?? []
         }
-        let ordered = HappyEyeballs.interleave(addresses)
-        metrics.resolvedAddresses = ordered
-
         let plan = try securityPlan(for: endpoint, tunnel: tunnel)
         var tls: ConnectOperation.TLSPlan?
-        if let wanted = plan.tls {
-            let (configuration, serverName, tlsPort) = wanted
+        if let (configuration, serverName, port) = plan.tls {
             do {
                 tls = ConnectOperation.TLSPlan(
-                    context: try TLSContextCache.shared.context(for: configuration), serverName: serverName, port: tlsPort,
+                    context: try TLSContextCache.shared.context(for: configuration), serverName: serverName, port: port,
                     trustCheck: endpoint.tls != nil ? endpoint.serverTrustCheck : nil)
             } catch {
                 throw .tls(error)
             }
         }
-        if Task.isCancelled { throw .cancelled }
-        let operation = ConnectOperation(
-            loop: loop, addresses: ordered, tls: tls, tunnel: plan.tunnel, timeouts: timeouts, metrics: metrics)
-        return try await operation.run()
+        return operation(endpoint, addresses, tls: tls, tunnel: plan.tunnel, on: loop, timeouts: timeouts, metrics: metrics)
+    }
+
+    private static func operation(
+        _ endpoint: Endpoint, _ addresses: [SocketAddress], tls: ConnectOperation.TLSPlan?,
+        tunnel: (any ProxyTunnelHandshake)?, on loop: EventLoop, timeouts: ConnectTimeouts, metrics: ConnectMetrics
+    ) -> ConnectOperation {
+        var metrics = metrics
+        let ordered = HappyEyeballs.interleave(addresses)
+        metrics.resolvedAddresses = ordered
+        return ConnectOperation(loop: loop, addresses: ordered, tls: tls, tunnel: tunnel, timeouts: timeouts, metrics: metrics)
+    }
+
+    /// The host and port to connect to: the proxy's when there is one, else `host`:`port`.
+    private static func peer(of endpoint: Endpoint, host: String, port: Int) throws(TransportError) -> (host: String, port: UInt16) {
+        guard let port16 = UInt16(exactly: port), port16 != 0 else {
+            throw .invalidEndpoint("port \(port) is not in 1...65535")
+        }
+        guard let proxy = endpoint.proxy else { return (host, port16) }
+        do {
+            try proxy.validate()
+        } catch {
+            throw .invalidEndpoint("proxy \(proxy): \(error.message)")
+        }
+        return (proxy.host, UInt16(proxy.port))
+    }
+
+    /// The addresses of `endpoint` when they need no lookup (a numeric host, `localhost`, a Unix
+    /// socket), nil when the resolver must be asked.
+    private static func addressesWithoutLookup(_ endpoint: Endpoint) throws(TransportError) -> [SocketAddress]? {
+        switch endpoint.kind {
+        case .tcp(let host, let port):
+            let peer = try peer(of: endpoint, host: host, port: port)
+            return addressesWithoutLookup(host: peer.host, port: peer.port)
+        case .unix(let path):
+            guard endpoint.proxy == nil else { throw .invalidEndpoint("a Unix-domain socket cannot be reached through a proxy") }
+            do {
+                return [try SocketAddress(unixDomainSocketPath: path)]
+            } catch {
+                throw .invalidEndpoint("Unix socket path \"\(path)\": \(error)")
+            }
+        }
     }
 
     /// Which TLS handshake the connection runs (configuration, name verified, the peer's port for
@@ -121,25 +216,32 @@ public enum Connector {
 
     /// The addresses for `host`: numeric and `localhost` names without a lookup.
     static func resolve(host: String, port: UInt16, resolver: Resolver) async throws(TransportError) -> [SocketAddress] {
-        if let numeric = SocketAddress(ipAddress: host, port: port) { return [numeric] }
-        var name = host.lowercased()
-        if name.hasSuffix(".") { name.removeLast() }
-        if name == "localhost" || name.hasSuffix(".localhost") {
-            return [.loopbackIPv6(port: port), .loopbackIPv4(port: port)]
-        }
+        if let known = addressesWithoutLookup(host: host, port: port) { return known }
         do {
             return try await resolver.resolve(host: host, port: port)
         } catch {
             throw error.code == .cancelled ? .cancelled : .dnsFailed(error)
         }
     }
+
+    /// A numeric host's address, or `localhost`'s (RFC 6761 §6.3: `::1` then `127.0.0.1`); nil
+    /// for a name the resolver must look up.
+    static func addressesWithoutLookup(host: String, port: UInt16) -> [SocketAddress]? {
+        if let numeric = SocketAddress(ipAddress: host, port: port) { return [numeric] }
+        var name = host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        if name == "localhost" || name.hasSuffix(".localhost") {
+            return [.loopbackIPv6(port: port), .loopbackIPv4(port: port)]
+        }
+        return nil
+    }
 }
 
 /// One connect on its loop: the Happy Eyeballs race, then the proxy tunnel, then the TLS handshake.
 ///
 /// `@unchecked Sendable`: everything but `outcome` is confined to `loop`'s thread (it is created
-/// off the loop, but only touched after `run()` hops there with `execute`); `outcome`, where the
-/// awaiting task and the loop meet, is a `Mutex`.
+/// off the loop, but only touched after `start(delivering:)` hops there with `execute`); `outcome`,
+/// where the caller and the loop meet, is a `Mutex`.
 final class ConnectOperation: @unchecked Sendable {
     /// The TLS handshake to run: the context, the name to send and verify, the peer's port.
     struct TLSPlan {
@@ -151,7 +253,8 @@ final class ConnectOperation: @unchecked Sendable {
     }
 
     private struct Outcome {
-        var continuation: CheckedContinuation<Result<Connection, TransportError>, Never>?
+        /// Who gets the result: the awaiting task's continuation, or a caller's completion.
+        var receiver: (@Sendable (Result<Connection, TransportError>) -> Void)?
         var result: Result<Connection, TransportError>?
         var delivered = false
     }
@@ -208,17 +311,7 @@ final class ConnectOperation: @unchecked Sendable {
     func run() async throws(TransportError) -> Connection {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Connection, TransportError>, Never>) in
-                let early = outcome.withLock { state -> Result<Connection, TransportError>? in
-                    if let result = state.result { return result }
-                    state.continuation = continuation
-                    return nil
-                }
-                if let early {
-                    continuation.resume(returning: early)
-                    return
-                }
-                loop.execute { self.start() }
-                if loop.isShutDown { _ = deliver(.failure(.eventLoopShutDown)) }
+                start(delivering: { continuation.resume(returning: $0) })
             }
         } onCancel: {
             if deliver(.failure(.cancelled)) { loop.execute { self.cancelOnLoop() } }
@@ -226,20 +319,36 @@ final class ConnectOperation: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Hands `result` to the waiting task unless something was handed over before.
+    /// Runs the connect on the loop; `receiver` gets the outcome exactly once (on the loop, or at
+    /// once when the operation already ended: cancelled before it started, or the loop is shut down).
+    func start(delivering receiver: @escaping @Sendable (Result<Connection, TransportError>) -> Void) {
+        let early = outcome.withLock { state -> Result<Connection, TransportError>? in
+            if let result = state.result { return result }
+            state.receiver = receiver
+            return nil
+        }
+        if let early {
+            receiver(early)
+            return
+        }
+        loop.execute { self.start() }
+        if loop.isShutDown { _ = deliver(.failure(.eventLoopShutDown)) }
+    }
+
+    /// Hands `result` to the receiver unless something was handed over before.
     private func deliver(_ result: Result<Connection, TransportError>) -> Bool {
-        let (first, continuation) = outcome.withLock {
-            state -> (Bool, CheckedContinuation<Result<Connection, TransportError>, Never>?) in
+        let (first, receiver) = outcome.withLock {
+            state -> (Bool, (@Sendable (Result<Connection, TransportError>) -> Void)?) in
             guard !state.delivered else { return (false, nil) }
             state.delivered = true
-            guard let continuation = state.continuation else {
+            guard let receiver = state.receiver else {
                 state.result = result
                 return (true, nil)
             }
-            state.continuation = nil
-            return (true, continuation)
+            state.receiver = nil
+            return (true, receiver)
         }
-        continuation?.resume(returning: result)
+        receiver?(result)
         return first
     }
 

@@ -361,13 +361,12 @@ public final class ConnectionPool: Sendable {
             let timeouts = connectTimeouts
             let resolver = resolver
             let tunnel = tunnel
-            Task {
-                do throws(TransportError) {
-                    let connection = try await Connector.connect(
-                        to: endpoint, on: loop, timeouts: timeouts, resolver: resolver, tunnel: tunnel)
-                    self.connectionEstablished(id, key, connection)
-                } catch {
-                    self.connectionFailed(id, error)
+            // No task in between when no lookup is needed: the connect is handed to the loop at
+            // once, and the connection comes back on it, where the lease is served.
+            Connector.connect(to: endpoint, on: loop, timeouts: timeouts, resolver: resolver, tunnel: tunnel) { result in
+                switch result {
+                case .success(let connection): self.connectionEstablished(id, key, connection)
+                case .failure(let error): self.connectionFailed(id, error)
                 }
             }
         case .lease(let pooled, let detach, let waiter):
