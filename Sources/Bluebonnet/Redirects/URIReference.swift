@@ -208,7 +208,9 @@ struct URIReference: Hashable, Sendable {
 
     private static let disallowed: Set<UInt8> = Set(" \"<>\\^`{|}".utf8)
 
-    /// The origin (RFC 6454 §4) of an http(s) URI: scheme and host lower-cased, port defaulted.
+    /// The origin (RFC 6454 §4) of an http(s) URI: scheme and host lower-cased, port defaulted. A
+    /// percent-encoded host is compared decoded (RFC 3986 §6.2.2.2), as the transport connects to
+    /// it (`URL.host(percentEncoded: false)`): `//%41` is the host `a` (found by FuzzRedirects).
     var origin: Origin? {
         guard let scheme = scheme?.lowercased(), let authority else { return nil }
         var hostPort = Substring(authority)
@@ -227,7 +229,27 @@ struct URIReference: Hashable, Sendable {
         }
         let defaultPort: Int? = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
         let port = portText.isEmpty ? defaultPort : Int(portText)
-        return Origin(scheme: scheme, host: host.lowercased(), port: port)
+        let decoded = host.contains("%") ? Self.percentDecoded(host) : String(host)
+        return Origin(scheme: scheme, host: decoded.lowercased(), port: port)
+    }
+
+    /// `text` with each `%XX` decoded, when the result is UTF-8 (else `text` as it is: such a host
+    /// has no `URL.host`, and the redirect step refuses it).
+    private static func percentDecoded(_ text: Substring) -> String {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x25, index + 2 < bytes.count, bytes[index + 1].isHexDigit, bytes[index + 2].isHexDigit {
+                out.append(bytes[index + 1].hexValue << 4 | bytes[index + 2].hexValue)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(validating: out, as: UTF8.self) ?? String(text)
     }
 
     /// Scheme, host and port: what "same origin" compares.
@@ -245,6 +267,15 @@ extension Unicode.Scalar {
 extension UInt8 {
     fileprivate var isHexDigit: Bool {
         (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
+
+    /// The value of a hex digit (`isHexDigit`).
+    fileprivate var hexValue: UInt8 {
+        switch self {
+        case 0x30...0x39: self - 0x30
+        case 0x41...0x46: self - 0x41 + 10
+        default: self - 0x61 + 10
+        }
     }
 }
 

@@ -70,6 +70,24 @@ import Testing
         }
     }
 
+    /// RFC 3986 §6.2.2.2: a percent-encoded host is the decoded one, the host the transport
+    /// connects to, so a redirect there keeps the request's credentials (found by FuzzRedirects:
+    /// `Location: //%41` from `http://a/` dropped them).
+    @Test func aPercentEncodedHostIsTheDecodedOrigin() throws {
+        #expect(URIReference(parsing: "http://%41/x").origin == URIReference(parsing: "http://a/").origin)
+        #expect(URIReference(parsing: "https://ex%61mple.com:8443/").origin == URIReference(parsing: "https://example.com:8443/").origin)
+        #expect(URIReference(parsing: "http://%41/").origin != URIReference(parsing: "http://b/").origin)
+        let base = try #require(URL(string: "http://a/p"))
+        let request = HTTPRequest(url: base, method: .get, headers: ["Authorization": "Basic c2VjcmV0"], content: .empty)
+        var machine = RedirectStateMachine(policy: .default)
+        let response = HTTPResponse(url: base, statusCode: 302, headers: ["Location": "//%41/q"])
+        guard case .followRedirect(let next) = machine.responseReceived(response, for: request) else {
+            Issue.record("the redirect was not followed")
+            return
+        }
+        #expect(next.headers.value(for: "Authorization") == "Basic c2VjcmV0")
+    }
+
     @Test func percentEncodesSpacesAndNonASCIIButRejectsControls() {
         #expect(URIReference.encodingDisallowedCharacters("/a b/é?x=%20") == "/a%20b/%C3%A9?x=%20")
         #expect(URIReference.encodingDisallowedCharacters("/a\u{01}b") == nil)
