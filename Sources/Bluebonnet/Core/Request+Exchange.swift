@@ -140,6 +140,7 @@ extension Request {
         guard let streamedHead = await channel.waitForHead() else {
             let (result, measured) = await ended
             transactions.append(contentsOf: measured)
+            streamedTransactionsFinished(measured)
             if case .failure(let error) = result {
                 throw mapExchangeError(error, head: plan.head, endpoint: plan.endpoint, upload: upload)
             }
@@ -154,6 +155,7 @@ extension Request {
         channel.apply(disposition)
         let (result, measured) = await ended
         transactions.append(contentsOf: measured)
+        streamedTransactionsFinished(measured)
         switch (result, disposition) {
         case (.success(let collected), _):
             response = HTTPResponse(
@@ -216,13 +218,19 @@ extension Request {
                     var measured = measured
                     measured.request = request
                     transactions.append(measured)
-                    eventMonitor.request(self, didFinishTransaction: measured)
                 }))
         } catch {
             result = .failure(error)
         }
         channel.exchangeEnded()
         return (result, transactions)
+    }
+
+    /// Tells the monitors that the streamed exchange's transactions finished, once the pipeline
+    /// has awaited its end: after the response and its validation, which are decided on the head
+    /// (the exchange of a small body can end on the loop before the pipeline decides).
+    func streamedTransactionsFinished(_ measured: [TransactionMetrics]) {
+        for transaction in measured { eventMonitor.request(self, didFinishTransaction: transaction) }
     }
 
     /// The exchange's error as the request's.

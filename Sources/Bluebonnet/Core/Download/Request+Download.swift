@@ -24,6 +24,7 @@ extension Request {
         guard let streamedHead = await channel.waitForHead() else {
             let (result, measured) = await ended
             transactions.append(contentsOf: measured)
+            streamedTransactionsFinished(measured)
             if case .failure(let error) = result { throw mapExchangeError(error, head: head, endpoint: endpoint, upload: upload) }
             preconditionFailure("a streamed exchange succeeded without a head")
         }
@@ -47,6 +48,7 @@ extension Request {
         channel.apply(disposition)
         let (result, measured) = await ended
         transactions.append(contentsOf: measured)
+        streamedTransactionsFinished(measured)
 
         switch (result, disposition) {
         case (.success(let collected), .deliver):
