@@ -255,7 +255,7 @@ extension Request {
     /// Where a URL's requests go: `http`/`https` to host and port; `http+unix`/`https+unix` to the
     /// Unix-domain socket whose percent-encoded path is the host (`http+unix://%2Fvar%2Frun%2Fapp.sock/v1/items`).
     /// Nil (the request fails with ``BluebonnetError/invalidURL(url:)`` before any I/O) for another
-    /// scheme, no host, a TCP port outside 1...65535, or a host that decodes to a control byte or
+    /// scheme, no host, a TCP port outside 1...65535 (or past `Int`), or a host that decodes to a control byte or
     /// a space (`%0D%0A`, `%00`, `%20`), which no name lookup should be asked for.
     static func endpoint(for url: URL, tls: TLSConfiguration) -> Endpoint? {
         guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !host.isEmpty else {
@@ -264,9 +264,15 @@ extension Request {
         switch scheme {
         case "http", "https":
             let isTLS = scheme == "https"
-            let port = url.port ?? (isTLS ? 443 : 80)
+            // `URL.port` is nil for a port past `Int` (`:4433…3`) as for none: such a URL must
+            // fail, not go to the default port (found by FuzzRedirects).
+            let shape = authorityShape(url.absoluteString)
+            guard let port = url.port ?? (shape.hasPortText ? nil : (isTLS ? 443 : 80)) else { return nil }
             guard (1...65535).contains(port), !host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
             let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            // `URL` reads `[example.com]` as the host `example.com`: brackets hold an IPv6 address
+            // or nothing (RFC 3986 §3.2.2).
+            guard !shape.isIPLiteral || URIReference.isIPv6LiteralText(Substring(bareHost)) else { return nil }
             return Endpoint(host: bareHost, port: port, tls: isTLS ? tls : nil)
         case "http+unix", "https+unix":
             guard host.hasPrefix("/") else { return nil }
@@ -274,5 +280,22 @@ extension Request {
         default:
             return nil
         }
+    }
+
+    /// What the authority of `text` (an absolute URL) holds that `URL` does not say: whether it
+    /// ends in `:` and at least one character (a port, read or not; `URL.port` is nil for one past
+    /// `Int`), and whether its host is in brackets (`URL.host` drops them). Scans the bytes in
+    /// place (no allocation on the request path).
+    static func authorityShape(_ text: String) -> (hasPortText: Bool, isIPLiteral: Bool) {
+        var utf8 = text.utf8[...]
+        guard let slashes = utf8.firstRange(of: "://".utf8) else { return (false, false) }
+        utf8 = utf8[slashes.upperBound...]
+        let end = utf8.firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? utf8.endIndex
+        var authority = utf8[..<end]
+        if let at = authority.lastIndex(of: 0x40) { authority = authority[authority.index(after: at)...] }
+        let isIPLiteral = authority.first == 0x5B
+        if let close = authority.lastIndex(of: 0x5D) { authority = authority[authority.index(after: close)...] }
+        guard let colon = authority.lastIndex(of: 0x3A) else { return (false, isIPLiteral) }
+        return (authority.index(after: colon) != authority.endIndex, isIPLiteral)
     }
 }

@@ -211,6 +211,7 @@ struct URIReference: Hashable, Sendable {
     /// The origin (RFC 6454 §4) of an http(s) URI: scheme and host lower-cased, port defaulted. A
     /// percent-encoded host is compared decoded (RFC 3986 §6.2.2.2), as the transport connects to
     /// it (`URL.host(percentEncoded: false)`): `//%41` is the host `a` (found by FuzzRedirects).
+    /// Nil when the port is not a number in 1...65535.
     var origin: Origin? {
         guard let scheme = scheme?.lowercased(), let authority else { return nil }
         var hostPort = Substring(authority)
@@ -220,6 +221,9 @@ struct URIReference: Hashable, Sendable {
         if hostPort.hasPrefix("[") {
             // An empty IP literal (`[]`) is no host (found by FuzzRedirects: `URL` reads its host as "").
             guard let close = hostPort.firstIndex(of: "]"), close > hostPort.index(after: hostPort.startIndex) else { return nil }
+            // Brackets hold an IPv6 address (found by FuzzRedirects: `URL` reads `[example.com]`
+            // as the host `example.com`, and this read it as another origin).
+            guard Self.isIPv6LiteralText(hostPort[hostPort.index(after: hostPort.startIndex)..<close]) else { return nil }
             host = hostPort[...close]
             let after = hostPort[hostPort.index(after: close)...]
             if after.hasPrefix(":") { portText = after.dropFirst() }
@@ -228,9 +232,24 @@ struct URIReference: Hashable, Sendable {
             portText = hostPort[hostPort.index(after: colon)...]
         }
         let defaultPort: Int? = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-        let port = portText.isEmpty ? defaultPort : Int(portText)
+        // A port that is no number in 1...65535 is no origin (found by FuzzRedirects: `URL.port`
+        // reads `:4433…3`, past `Int`, as no port, which the transport would take as the default).
+        var port = defaultPort
+        if !portText.isEmpty {
+            guard portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int(portText), (1...65535).contains(number)
+            else { return nil }
+            port = number
+        }
         let decoded = host.contains("%") ? Self.percentDecoded(host) : String(host)
         return Origin(scheme: scheme, host: decoded.lowercased(), port: port)
+    }
+
+    /// Whether `text` (inside brackets) reads as an IPv6 address: hex digits, `:` and `.` (an
+    /// embedded IPv4 address), at least one `:`, then optionally a zone after `%` (RFC 6874).
+    /// Loose on the address's grammar (the connect step parses it), strict on what it may hold.
+    static func isIPv6LiteralText(_ text: Substring) -> Bool {
+        let address = text.utf8.prefix { $0 != 0x25 }
+        return address.contains(0x3A) && address.allSatisfy { $0.isHexDigit || $0 == 0x3A || $0 == 0x2E }
     }
 
     /// `text` with each `%XX` decoded, when the result is UTF-8 (else `text` as it is: such a host

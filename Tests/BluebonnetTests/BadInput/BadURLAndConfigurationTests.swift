@@ -32,10 +32,12 @@ struct BadURLAndConfigurationTests {
         Row(name: "port 0", send: url("http://127.0.0.1:0/x"), expected: BadInput.invalidURL),
         Row(name: "port 70000", send: url("http://127.0.0.1:70000/x"), expected: BadInput.invalidURL),
         Row(name: "port past Int32", send: url("http://127.0.0.1:99999999999/x"), expected: BadInput.invalidURL),
+        Row(name: "port past Int (URL.port reads it as none)", send: url("http://127.0.0.1:4433333333333333333333333333/x"), expected: BadInput.invalidURL),
         Row(name: "host with percent-encoded CRLF", send: url("http://127.0.0.1%0D%0AX-Injected:%201/x"), expected: BadInput.invalidURL),
         Row(name: "host with percent-encoded NUL", send: url("http://exa%00mple.com/x"), expected: BadInput.invalidURL),
         Row(name: "host with percent-encoded space", send: url("http://exa%20mple.com/x"), expected: BadInput.invalidURL),
         Row(name: "unclosed IPv6 literal", send: url("http://[::1/x"), expected: BadInput.invalidURL),
+        Row(name: "a name in brackets (URL reads it as the bare name)", send: url("http://[localhost]/x"), expected: BadInput.invalidURL),
         Row(name: "Unix-socket URL with a relative path", send: url("http+unix://relative.sock/x"), expected: BadInput.invalidURL),
         Row(name: "URLRequest without a URL", send: { session, base in
             var request = HTTPRequest(url: URL(string: "\(base)/x")!)

@@ -88,6 +88,53 @@ import Testing
         #expect(next.headers.value(for: "Authorization") == "Basic c2VjcmV0")
     }
 
+    /// Found by FuzzRedirects (`Fixtures/fuzz/findings/FuzzRedirects/port-overflow.bin`): a port
+    /// past `Int` had no origin port and `URL.port` nil, so the redirect was followed to a URL the
+    /// transport would have sent to the default port. A port that is no number in 1...65535 is an
+    /// invalid Location; an empty one is the default port (RFC 3986 §3.2.3).
+    @Test func aPortOutOfRangeIsAnInvalidLocation() throws {
+        for text in ["https://example.com:4433333333333333333333333333/x", "http://a:0/", "http://a:65536/", "http://[::1]:99999999999999999999/", "http://a:8x/"] {
+            #expect(URIReference(parsing: text).origin == nil, "\(text)")
+        }
+        #expect(URIReference(parsing: "http://a:/x").origin == URIReference(parsing: "http://a:80/").origin)
+        #expect(URIReference(parsing: "https://a:65535/").origin?.port == 65535)
+        let base = try #require(URL(string: "https://example.com/"))
+        let request = HTTPRequest(url: base, method: .get, headers: ["Authorization": "Basic c2VjcmV0"], content: .empty)
+        var machine = RedirectStateMachine(policy: .default)
+        let response = HTTPResponse(url: base, statusCode: 302, headers: ["Location": "https://example.com:4433333333333333333333333333/x"])
+        guard case .failRequest(.redirectRejected(reason: .invalidLocation)) = machine.responseReceived(response, for: request) else {
+            Issue.record("a redirect to a port past Int was followed")
+            return
+        }
+    }
+
+    @Test(arguments: [
+        ("http://a:4433333333333333333333333333/x", true), ("http://a:/x", false), ("http://a/x", false), ("http://u:p@a/x", false),
+        ("http://u:p@a:1/x", true), ("http://[::1]/x", false), ("http://[::1]:8/x", true), ("http://a/x:9", false), ("http://a?x:9", false),
+    ])
+    func findsPortText(text: String, expected: Bool) {
+        #expect(Request.authorityShape(text).hasPortText == expected)
+        #expect(Request.authorityShape(text).isIPLiteral == text.contains("["))
+    }
+
+    /// Found by FuzzRedirects (2026-11-24, `//[example.com]/`): `URL` reads the host as
+    /// `example.com`, the origin read `[example.com]`. Brackets hold an IPv6 address or nothing.
+    @Test func bracketsHoldOnlyAnIPv6Address() throws {
+        for text in ["https://[example.com]/", "https://[v1.x]/", "https://[example.com:80]/", "https://[1.2.3.4]/"] {
+            #expect(URIReference(parsing: text).origin == nil, "\(text)")
+        }
+        #expect(URIReference(parsing: "https://[::1]:8443/").origin?.host == "[::1]")
+        #expect(URIReference(parsing: "https://[fe80::1%25eth0]/").origin != nil)
+        #expect(URIReference(parsing: "https://[::ffff:1.2.3.4]/").origin != nil)
+        let base = try #require(URL(string: "https://example.com/a/b/"))
+        var machine = RedirectStateMachine(policy: .default)
+        let response = HTTPResponse(url: base, statusCode: 302, headers: ["Location": "//[example.com]/"])
+        guard case .failRequest(.redirectRejected(reason: .invalidLocation)) = machine.responseReceived(response, for: HTTPRequest(url: base)) else {
+            Issue.record("a redirect to a bracketed name was followed")
+            return
+        }
+    }
+
     @Test func percentEncodesSpacesAndNonASCIIButRejectsControls() {
         #expect(URIReference.encodingDisallowedCharacters("/a b/é?x=%20") == "/a%20b/%C3%A9?x=%20")
         #expect(URIReference.encodingDisallowedCharacters("/a\u{01}b") == nil)
