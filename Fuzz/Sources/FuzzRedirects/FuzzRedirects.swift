@@ -96,7 +96,8 @@ struct Origin: Equatable {
         // The transport refuses a port `URL.port` cannot read (past `Int`): no origin, so a
         // redirect followed to one is a finding (it once was, `port-overflow.bin`).
         let authority = URIReference(parsing: url.absoluteString).authority ?? ""
-        let afterHost = authority.split(separator: "]", omittingEmptySubsequences: false).last ?? ""
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let afterHost = hostPort.split(separator: "]", omittingEmptySubsequences: false).last ?? ""
         if url.port == nil, let colon = afterHost.lastIndex(of: ":"), afterHost.index(after: colon) != afterHost.endIndex { return nil }
         port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
     }
