@@ -115,10 +115,12 @@ import Testing
 
     /// The replay server checks itself against the whole corpus (every case's bytes, close and
     /// hold, split writes, `/conn`, `/cases`, request bodies, 404/400, SIGTERM/SIGINT).
-    @Test func replayServerPassesItsSelfCheck() throws {
+    /// The self-check takes seconds: it runs on a thread of its own, not on the cooperative pool
+    /// (two such blocked pool threads stalled every other test of a run for ~5 s).
+    @Test func replayServerPassesItsSelfCheck() async throws {
         let python = try TestServer.program("python3", setupHint: "installs python3")
         let script = try FixturePaths.fixture("servers/replay_server.py")
-        let result = try TestServer.run(python, [script.path, "--self-check"])
+        let result = try await offCooperativePool { try TestServer.run(python, [script.path, "--self-check"]) }
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("164 cases") && result.output.contains(" 0 failed"), "\(result.output)")
     }
@@ -142,17 +144,17 @@ import Testing
     }
 
     @Test(arguments: [TestServer.Kind.faultServer, .nginx(tls: false), .httpbin, .replay])
-    func stopEndsTheProcessAndClosesThePort(kind: TestServer.Kind) throws {
-        let server = try TestServer.start(kind)
+    func stopEndsTheProcessAndClosesThePort(kind: TestServer.Kind) async throws {
+        let server = try await TestServer.started(kind)
         let directory = server.directory
         #expect(kill(server.pid, 0) == 0)
         #expect(TestServer.canConnect(port: server.port))
-        server.stop()
+        await server.stopped()
         #expect(kill(server.pid, 0) == -1 && errno == ESRCH, "PID \(server.pid) still exists")
         #expect(kill(-server.pid, 0) == -1, "process group \(server.pid) still has members")
         #expect(!TestServer.canConnect(port: server.port))
         #expect(!FileManager.default.fileExists(atPath: directory.path))
-        server.stop()  // idempotent
+        await server.stopped()  // idempotent
     }
 
     @Test func missingProgramSaysToRunSetup() {

@@ -72,9 +72,12 @@ struct NetworkReachabilityNamespaceTests {
             let retrier = ReachabilityRetrier(retrier: Retrier { (_: Request, _: Session, _: any Error) async -> RetryResult in .retryWithDelay(5) }, reachability: manager, timeout: .seconds(20))
             let session = Session(startRequestsImmediately: false)
             let request = session.request("http://127.0.0.1:1/")
-            async let decision = retrier.retry(request, for: session, dueTo: Offline())
             let recorder = StatusRecorder(manager.statusUpdates())
             #expect(await recorder.statuses(count: 2).last == .notReachable)
+            // Asked once the monitor knows the network is down: asked earlier (a loaded machine
+            // ran it before the monitor's first read), the retrier saw `.unknown` and retried at
+            // once, without waiting.
+            async let decision = retrier.retry(request, for: session, dueTo: Offline())
             // The network comes back only once the retrier waits (its stream is the second one).
             let deadline = ContinuousClock.now + .seconds(15)
             while manager.streamCount < 2, ContinuousClock.now < deadline { await Task.yield() }
