@@ -285,11 +285,21 @@ extension Request {
     /// What the authority of `text` (an absolute URL) holds that `URL` does not say: whether it
     /// ends in `:` and at least one character (a port, read or not; `URL.port` is nil for one past
     /// `Int`), and whether its host is in brackets (`URL.host` drops them). Scans the bytes in
-    /// place (no allocation on the request path).
+    /// place (no allocation on the request path: `firstRange(of:)` would build a searcher, four
+    /// allocations per request).
     static func authorityShape(_ text: String) -> (hasPortText: Bool, isIPLiteral: Bool) {
         var utf8 = text.utf8[...]
-        guard let slashes = utf8.firstRange(of: "://".utf8) else { return (false, false) }
-        utf8 = utf8[slashes.upperBound...]
+        // After the first `://`.
+        var from = utf8.startIndex
+        while true {
+            guard let colon = utf8[from...].firstIndex(of: 0x3A) else { return (false, false) }
+            let rest = utf8[utf8.index(after: colon)...]
+            if rest.starts(with: "//".utf8) {
+                utf8 = rest.dropFirst(2)
+                break
+            }
+            from = rest.startIndex
+        }
         let end = utf8.firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? utf8.endIndex
         var authority = utf8[..<end]
         if let at = authority.lastIndex(of: 0x40) { authority = authority[authority.index(after: at)...] }
