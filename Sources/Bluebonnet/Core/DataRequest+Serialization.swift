@@ -140,7 +140,10 @@ public struct DataTask<Value: Sendable>: Sendable {
                 outcome = await request.finishedResponse()
             }
             let serialize = self.serialize
-            let response = await request.serializing { serialize(outcome) }
+            // Without a serialization queue, at once: a closure over the outcome for
+            // `serializing` would be an allocation per request.
+            let response = request.session.serializationQueue == nil
+                ? serialize(outcome) : await request.serializing { serialize(outcome) }
             request.eventMonitor.request(request, didParseResponse: response)
             return response
         }
