@@ -169,7 +169,18 @@ extension DataRequest {
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
     ) -> DataTask<Data> {
-        serializingResponse(
+        // The defaults (`session.request(url).serializingData()`) serialize through a closure that
+        // captures nothing: one over the serializer would be an allocation per request.
+        if dataPreprocessor is PassthroughPreprocessor,
+            emptyResponseCodes == DataResponseSerializer.defaultEmptyResponseCodes,
+            emptyRequestMethods == DataResponseSerializer.defaultEmptyRequestMethods
+        {
+            if resumesAutomatically { resume() }
+            return DataTask(
+                request: self, serialize: { DataRequest.serialize($0, with: DataResponseSerializer()) },
+                cancelsWithTask: automaticallyCancelling)
+        }
+        return serializingResponse(
             using: DataResponseSerializer(
                 dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods),
             automaticallyCancelling: automaticallyCancelling)
