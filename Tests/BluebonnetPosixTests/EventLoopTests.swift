@@ -140,6 +140,49 @@ extension PosixTests {
             await loop.shutdownGracefully()
         }
 
+        /// Records the tokens its timers fire with, on the loop thread.
+        final class TokenTarget: EventLoopTimerTarget {
+            let fired = LoopRecord<[UInt64]>([])
+            let loop: EventLoop
+            init(loop: EventLoop) { self.loop = loop }
+            func eventLoopTimerFired(token: UInt64) {
+                loop.preconditionInEventLoop()
+                fired.update { $0.append(token) }
+            }
+        }
+
+        @Test func targetTimersFireWithTheirTokensInDeadlineOrderUnlessCancelled() async throws {
+            let loop = try EventLoop()
+            let target = TokenTarget(loop: loop)
+            let base = ContinuousClock.now.advanced(by: .milliseconds(10))
+            loop.scheduleTimer(deadline: Deadline(base.advanced(by: .milliseconds(6))), target: target, token: 3)
+            let cancelled = loop.scheduleTimer(deadline: Deadline(base.advanced(by: .milliseconds(2))), target: target, token: 2)
+            loop.scheduleTimer(deadline: Deadline(base), target: target, token: 1)
+            #expect(cancelled.cancel())
+            #expect(!cancelled.cancel(), "a second cancel reports nothing to cancel")
+            // Closures and targets share one queue and one order.
+            await withCheckedContinuation { done in
+                loop.scheduleTask(deadline: Deadline(base.advanced(by: .milliseconds(6)))) { done.resume() }
+            }
+            #expect(target.fired.value == [1, 3])
+            await loop.shutdownGracefully()
+        }
+
+        @Test func aTargetTimerIsReleasedOnceCancelled() async throws {
+            let loop = try EventLoop()
+            weak var weakTarget: TokenTarget?
+            let handle: Scheduled
+            do {
+                let target = TokenTarget(loop: loop)
+                weakTarget = target
+                handle = loop.scheduleTimer(deadline: .after(.seconds(3600)), target: target, token: 7)
+            }
+            #expect(weakTarget != nil, "the loop holds a scheduled target")
+            #expect(handle.cancel())
+            #expect(weakTarget == nil, "a cancelled timer lets its target go")
+            await loop.shutdownGracefully()
+        }
+
         @Test(arguments: [
             (Duration.zero, CInt(0)),
             (.nanoseconds(-5), 0),

@@ -5,7 +5,7 @@ extension PosixTests {
     @Suite struct TimerQueueTests {
         /// Runs every task the queue holds (all deadlines passed) and returns the order of their labels.
         private func drain(_ queue: inout TimerQueue, labels: LoopRecord<[Int]>) -> [Int] {
-            var due: [@Sendable () -> Void] = []
+            var due: [TimerWork] = []
             queue.popDue(now: .now.advanced(by: .seconds(100_000)), into: &due)
             for task in due { task() }
             return labels.value
@@ -56,7 +56,7 @@ extension PosixTests {
             let base = ContinuousClock.now
             var queue = TimerQueue()
             _ = queue.insert(deadline: base.advanced(by: .milliseconds(10))) {}
-            var due: [@Sendable () -> Void] = []
+            var due: [TimerWork] = []
             queue.popDue(now: base.advanced(by: .milliseconds(9)), into: &due)
             #expect(due.isEmpty)
             queue.popDue(now: base.advanced(by: .milliseconds(10)), into: &due)

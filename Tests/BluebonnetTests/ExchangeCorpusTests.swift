@@ -29,8 +29,8 @@ import Testing
         var observed = ResponseCorpus.Observed()
         var done = false
 
-        func perform(_ actions: [Action]) {
-            var queue = actions[...]
+        func perform(_ actions: Machine.Actions) {
+            var queue = Array(actions)[...]
             while let action = queue.popFirst(), !done {
                 h.recorder.apply(action)
                 do throws(HTTP1Exchange.Rejection) {

@@ -33,7 +33,7 @@ struct Recorder {
     var writtenString: String { String(decoding: written, as: UTF8.self) }
     var bodyString: String { String(decoding: body, as: UTF8.self) }
 
-    mutating func apply(_ actions: [Action]) {
+    mutating func apply(_ actions: Machine.Actions) {
         for action in actions { apply(action) }
     }
 
@@ -42,7 +42,7 @@ struct Recorder {
         switch action {
         case .write(let buffers):
             if isTerminal { violations.append("write after the terminal action") }
-            writes.append(buffers)
+            writes.append(Array(buffers))
         case .demandBodyPart:
             demands += 1
         case .resetTimer(let kind, let duration):
@@ -84,34 +84,34 @@ struct Harness {
     }
 
     @discardableResult
-    mutating func start(_ method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: HTTP1Exchange.RequestBody = .none) -> [Action] {
+    mutating func start(_ method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: HTTP1Exchange.RequestBody = .none) -> Machine.Actions {
         record(machine.start(request: RequestHead(method: method, target: "/", headers: headers), host: "example.com", body: body))
     }
 
     @discardableResult
-    mutating func receive(_ text: String) -> [Action] { record(machine.bytesReceived(ByteBuffer(string: text))) }
+    mutating func receive(_ text: String) -> Machine.Actions { record(machine.bytesReceived(ByteBuffer(string: text))) }
     @discardableResult
-    mutating func drain() -> [Action] { record(machine.writeDrained()) }
+    mutating func drain() -> Machine.Actions { record(machine.writeDrained()) }
     @discardableResult
-    mutating func endOfStream() -> [Action] { record(machine.endOfStreamReceived()) }
+    mutating func endOfStream() -> Machine.Actions { record(machine.endOfStreamReceived()) }
     @discardableResult
-    mutating func part(_ text: String) -> [Action] { record(machine.bodyPartProvided(ByteBuffer(string: text))) }
+    mutating func part(_ text: String) -> Machine.Actions { record(machine.bodyPartProvided(ByteBuffer(string: text))) }
     @discardableResult
-    mutating func end(trailers: HTTPHeaders? = nil) -> [Action] { record(machine.bodyEnded(trailers: trailers)) }
+    mutating func end(trailers: HTTPHeaders? = nil) -> Machine.Actions { record(machine.bodyEnded(trailers: trailers)) }
     @discardableResult
-    mutating func fire(_ kind: HTTP1Exchange.TimerKind) -> [Action] {
+    mutating func fire(_ kind: HTTP1Exchange.TimerKind) -> Machine.Actions {
         // A timer that fires is no longer armed (the shell forgets it without a cancel action).
         if machine.isArmed(kind) { recorder.timers[kind] = nil }
         return record(machine.timeoutFired(kind))
     }
     @discardableResult
-    mutating func cancel() -> [Action] { record(machine.cancelRequested()) }
+    mutating func cancel() -> Machine.Actions { record(machine.cancelRequested()) }
     @discardableResult
-    mutating func connectionFailed(peerClosed: Bool) -> [Action] {
+    mutating func connectionFailed(peerClosed: Bool) -> Machine.Actions {
         record(machine.connectionFailed(TestFailure(), peerClosed: peerClosed))
     }
 
-    private mutating func record(_ actions: [Action]) -> [Action] {
+    private mutating func record(_ actions: Machine.Actions) -> Machine.Actions {
         recorder.apply(actions)
         return actions
     }

@@ -377,4 +377,41 @@ import Testing
         #expect(h.drain().isEmpty)
         #expect(h.recorder.violations == [])
     }
+
+    // MARK: The actions' storage
+
+    @Test func aPlainExchangesEventsFitTheInlineActions() {
+        // Every timer armed, a whole response in one read: the biggest batch a plain GET makes.
+        var h = Harness(timeouts: .init(idleRead: .seconds(5), idleWrite: .seconds(7), total: .seconds(30)))
+        let batches = [h.start(), h.drain(), h.receive(Canned.ok)]
+        #expect(h.recorder.succeeded && h.recorder.released && h.recorder.violations == [])
+        for batch in batches { #expect(batch.count <= Machine.Actions.inlineCapacity) }
+    }
+
+    @Test func actionsSpillPastTheInlineCapacityInOrder() {
+        var actions = Machine.Actions()
+        let total = Machine.Actions.inlineCapacity * 2 + 3
+        for index in 0..<total { actions.append(.resetTimer(.idleRead, .seconds(Int64(index)))) }
+        #expect(actions.count == total)
+        func seconds(_ action: Action?) -> Int64? {
+            if case .resetTimer(_, let duration)? = action { return duration.components.seconds }
+            return nil
+        }
+        #expect(actions.map { seconds($0)! } == (0..<Int64(total)).map { $0 })
+        // As a queue: taken from the front while more are added at the end.
+        var taken: [Int64] = []
+        var queue = actions
+        for _ in 0..<Machine.Actions.inlineCapacity + 1 { taken.append(seconds(queue.popFirst())!) }
+        queue.append(contentsOf: [.resetTimer(.idleRead, .seconds(100))])
+        while let action = queue.popFirst() { taken.append(seconds(action)!) }
+        #expect(taken == (0..<Int64(total)).map { $0 } + [100])
+        #expect(queue.isEmpty && queue.popFirst() == nil)
+    }
+
+    @Test func writeBuffersHoldOneToThreeInOrder() {
+        let (a, b, c) = (ByteBuffer(string: "a"), ByteBuffer(string: "b"), ByteBuffer(string: "c"))
+        #expect(Array(Machine.WriteBuffers(a)) == [a])
+        #expect(Array(Machine.WriteBuffers(a, b)) == [a, b])
+        #expect(Array(Machine.WriteBuffers(a, b, c)) == [a, b, c])
+    }
 }

@@ -19,8 +19,8 @@ import Testing
         h.drain()
         var result: Result<CollectedResponse, ExchangeError>?
         var index = 0
-        func perform(_ actions: [Action]) {
-            var queue = actions[...]
+        func perform(_ actions: Machine.Actions) {
+            var queue = Array(actions)[...]
             while let action = queue.popFirst() {
                 h.recorder.apply(action)
                 do throws(HTTP1Exchange.Rejection) {
@@ -39,7 +39,7 @@ import Testing
                         result = .failure(.rejected(error, .init(beforeAnyResponseByte: false, onReusedConnection: false)))
                         queue = queue.filter { if case .succeed = $0 { return false } else { return true } }[...]
                     } else {
-                        queue = rejection[...]
+                        queue = Array(rejection)[...]
                     }
                 }
             }

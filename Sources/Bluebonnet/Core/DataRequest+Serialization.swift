@@ -140,7 +140,10 @@ public struct DataTask<Value: Sendable>: Sendable {
                 outcome = await request.finishedResponse()
             }
             let serialize = self.serialize
-            let response = await request.serializing { serialize(outcome) }
+            // Without a serialization queue, at once: a closure over the outcome for
+            // `serializing` would be an allocation per request.
+            let response = request.session.serializationQueue == nil
+                ? serialize(outcome) : await request.serializing { serialize(outcome) }
             request.eventMonitor.request(request, didParseResponse: response)
             return response
         }
@@ -166,7 +169,18 @@ extension DataRequest {
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
     ) -> DataTask<Data> {
-        serializingResponse(
+        // The defaults (`session.request(url).serializingData()`) serialize through a closure that
+        // captures nothing: one over the serializer would be an allocation per request.
+        if dataPreprocessor is PassthroughPreprocessor,
+            emptyResponseCodes == DataResponseSerializer.defaultEmptyResponseCodes,
+            emptyRequestMethods == DataResponseSerializer.defaultEmptyRequestMethods
+        {
+            if resumesAutomatically { resume() }
+            return DataTask(
+                request: self, serialize: { DataRequest.serialize($0, with: DataResponseSerializer()) },
+                cancelsWithTask: automaticallyCancelling)
+        }
+        return serializingResponse(
             using: DataResponseSerializer(
                 dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods),
             automaticallyCancelling: automaticallyCancelling)

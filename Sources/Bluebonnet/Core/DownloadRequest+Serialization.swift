@@ -151,6 +151,9 @@ public struct DownloadTask<Value: Sendable>: Sendable {
                 outcome = await request.finishedResponse()
             }
             let serialize = self.serialize
+            // Without a serialization queue, at once: a closure over the outcome for
+            // `serializing` would be an allocation per request.
+            guard request.session.serializationQueue != nil else { return serialize(outcome) }
             return await request.serializing { serialize(outcome) }
         }
     }

@@ -68,7 +68,7 @@ public class Request: @unchecked Sendable {
         /// The first waiter, kept apart from `waiters`: most requests have just one (their
         /// serializer), and an array of one is an allocation per request.
         var firstWaiter: Waiter?
-        var waiters: [@Sendable (Outcome) -> Void] = []
+        var waiters: [Waiter] = []
         var lastRequest: HTTPRequest?
         var sentRequests = FirstInlineList<HTTPRequest>()
         var tasks = FirstInlineList<URLSessionTask>()
@@ -419,7 +419,7 @@ public class Request: @unchecked Sendable {
         if outcome.error == nil, outcome.response != nil, let tracker = progressTracker {
             tracker.finish(downloaded: outcome.metrics?.transactions.last.map { Int64($0.responseBodyBytesEncoded) })
         }
-        typealias Taken = (Bool, Waiter?, [@Sendable (Outcome) -> Void], [CURLHandler])
+        typealias Taken = (Bool, Waiter?, [Waiter], [CURLHandler])
         let (first, firstWaiter, waiters, cURLHandlers) = mutable.withLock { m -> Taken in
             guard m.outcome == nil else { return (false, nil, [], []) }
             m.outcome = outcome
@@ -441,25 +441,39 @@ public class Request: @unchecked Sendable {
         if first { eventMonitor.requestDidFinish(self) }
         if first { progressTracker?.requestFinished() }
         session.requestFinished(self)
-        firstWaiter?.call(outcome)
-        for waiter in waiters { waiter(outcome) }
+        firstWaiter?.deliver(outcome)
+        for waiter in waiters { waiter.deliver(outcome) }
     }
 
-    /// A closure waiting for the outcome, in a struct so that it moves through the lock's generic
-    /// closure as it is (a bare function value there is wrapped in a thunk: an allocation).
-    struct Waiter: Sendable {
-        let call: @Sendable (Outcome) -> Void
+    /// Who waits for the outcome: a closure, or an awaiting task's continuation as it is (a
+    /// closure over it would be an allocation per request). An enum rather than a bare function
+    /// value, so that it moves through the lock's generic closure as it is (a bare function value
+    /// there is wrapped in a thunk: an allocation).
+    enum Waiter: Sendable {
+        case call(@Sendable (Outcome) -> Void)
+        case continuation(UnsafeContinuation<Outcome, Never>)
+
+        func deliver(_ outcome: Outcome) {
+            switch self {
+            case .call(let body): body(outcome)
+            case .continuation(let continuation): continuation.resume(returning: outcome)
+            }
+        }
     }
 
     /// Calls `body` with the outcome once there is one (at once if there already is), and starts
     /// the request when `resuming` and the session starts requests immediately.
     func whenFinished(resuming: Bool = true, _ body: @escaping @Sendable (Outcome) -> Void) {
+        whenFinished(resuming: resuming, .call(body))
+    }
+
+    private func whenFinished(resuming: Bool, _ waiter: Waiter) {
         let ready = mutable.withLock { m -> Outcome? in
             if let outcome = m.outcome { return outcome }
-            if m.firstWaiter == nil && m.waiters.isEmpty { m.firstWaiter = Waiter(call: body) } else { m.waiters.append(body) }
+            if m.firstWaiter == nil && m.waiters.isEmpty { m.firstWaiter = waiter } else { m.waiters.append(waiter) }
             return nil
         }
-        if let ready { body(ready) }
+        if let ready { waiter.deliver(ready) }
         if resuming && resumesAutomatically { resume() }
     }
 
@@ -486,9 +500,10 @@ public class Request: @unchecked Sendable {
 
     func finishedResponse() async -> Outcome {
         // Unsafe rather than checked (whose canary is an allocation per request): `finish` takes
-        // every waiter exactly once, under the lock, and calls each once.
+        // every waiter exactly once, under the lock, and delivers to each once (or `whenFinished`
+        // delivers at once, having stored nothing). The continuation is the waiter itself.
         await withUnsafeContinuation { continuation in
-            whenFinished { continuation.resume(returning: $0) }
+            whenFinished(resuming: true, .continuation(continuation))
         }
     }
 

@@ -57,47 +57,22 @@ func performHTTP1(
     var attempt = 1
     while true {
         transactionStarted()
-        let start = ContinuousClock.now
-        let handle = AttemptHandle()
+        let current = HTTP1Attempt(
+            pool: pool, endpoint: endpoint, deadline: deadline, request: request, host: host, body: body,
+            bodySource: bodySource, timeouts: timeouts, collector: collector, stream: stream, progress: progress,
+            observer: observer)
         // One hop: the pool calls back on the connection's loop and the exchange starts right
         // there; the task is resumed once, with the response (or why not).
         let result: AttemptResult = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<AttemptResult, Never>) in
-                let ticket = pool.lease(endpoint.poolKey, endpoint: endpoint, deadline: deadline) { leased in
-                    var metrics = TransactionMetrics(start: start, end: start)
-                    switch leased {
-                    case .failure(let error):
-                        metrics.end = .now
-                        continuation.resume(returning: .leaseFailed(error, metrics))
-                    case .success(let pooled):
-                        metrics.leaseEnd = .now
-                        metrics.record(connection: pooled.connection, isReused: pooled.isReused)
-                        var attemptTimeouts = timeouts
-                        if let deadline { attemptTimeouts.total = deadline.remaining(at: .now) }
-                        let exchange = HTTP1Exchange(
-                            request: request, host: host, body: body, bodySource: bodySource?.make(), connection: pooled.connection,
-                            isReusedConnection: pooled.isReused, parserConfiguration: .init(), timeouts: attemptTimeouts,
-                            collector: collector, metrics: metrics, stream: stream, progress: progress
-                        ) { reusable in
-                            pool.release(pooled, reusable: reusable)
-                        }
-                        if handle.running(exchange) { exchange.cancel() }
-                        let suspended = observer?.exchangeStarted(exchange) ?? false
-                        exchange.start { outcome, measured in
-                            observer?.exchangeEnded(exchange)
-                            continuation.resume(returning: .exchanged(outcome, measured))
-                        }
-                        if suspended { exchange.setSuspended(true) }
-                    }
-                }
-                if handle.leasing(ticket) { pool.cancelLease(ticket) }
+            // Unsafe rather than checked (whose canary is an allocation per attempt): the pool
+            // calls the lease handler exactly once, and the attempt resumes from it at once (no
+            // connection) or from the exchange's completion, which the exchange calls exactly
+            // once; either way it takes the continuation out of its state first.
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<AttemptResult, Never>) in
+                current.lease(resuming: continuation)
             }
         } onCancel: {
-            switch handle.cancel() {
-            case .leasing(let ticket): pool.cancelLease(ticket)
-            case .running(let exchange): exchange.connection.eventLoop.execute { exchange.cancel() }
-            case .idle, .cancelled: break
-            }
+            current.cancel()
         }
         switch result {
         case .leaseFailed(let error, let metrics):
@@ -143,49 +118,159 @@ private enum AttemptResult: Sendable {
     case exchanged(HTTP1Exchange.Outcome, TransactionMetrics)
 }
 
-/// Where one attempt is, for its task's cancellation handler: waiting for the pool (cancel the
-/// lease) or running (cancel the exchange on its loop). Each side learns whether the other came
-/// first, so a cancellation is never lost between them.
-private final class AttemptHandle: Sendable {
+/// One attempt of `performHTTP1`: what it needs to start the exchange on the leased connection,
+/// the awaiting task's continuation, and where it is, for the task's cancellation handler.
+///
+/// One object per attempt that the pool's lease handler, the exchange's completion and its
+/// disposal capture alone: a closure over a single object uses that object as its context, so
+/// none of the three allocates (where closures over the attempt's values were one allocation
+/// each, and a capture box).
+private final class HTTP1Attempt: Sendable {
+    /// Where the attempt is: waiting for the pool (cancel the lease) or running (cancel the
+    /// exchange on its loop). Each side learns whether the other came first, so a cancellation is
+    /// never lost between them.
     enum Phase {
         case idle
         case leasing(ConnectionPool.LeaseTicket)
         case running(HTTP1Exchange)
+        /// The exchange ended: nothing to cancel. It is not kept here: its closures hold the
+        /// attempt, and the two would keep each other (and the request, and its session) alive.
+        case ended
         case cancelled
     }
 
-    private let phase = Mutex(Phase.idle)
+    struct State {
+        var phase = Phase.idle
+        /// The awaiting task; taken by the one resume.
+        var continuation: UnsafeContinuation<AttemptResult, Never>?
+        /// The leased connection until the exchange gives it back.
+        var pooled: PooledConnection?
+        /// The running exchange until it ends (for the observer).
+        var exchange: HTTP1Exchange?
+    }
 
-    /// The lease was asked for; true when the task was cancelled first (withdraw it then).
-    func leasing(_ ticket: ConnectionPool.LeaseTicket) -> Bool {
-        phase.withLock { phase in
-            switch phase {
+    let pool: ConnectionPool
+    let endpoint: Endpoint
+    let deadline: Deadline?
+    let request: RequestHead
+    let host: String
+    let body: HTTP1Exchange.RequestBody
+    let bodySource: HTTP1BodySourceFactory?
+    let timeouts: HTTP1Exchange.Timeouts
+    let collector: ResponseCollector.Configuration
+    let stream: ResponseStreamChannel?
+    let progress: HTTP1Exchange.ProgressReporting?
+    let observer: (any HTTP1ExchangeObserver)?
+    let start = ContinuousClock.now
+    private let state = Mutex(State())
+
+    init(
+        pool: ConnectionPool, endpoint: Endpoint, deadline: Deadline?, request: RequestHead, host: String,
+        body: HTTP1Exchange.RequestBody, bodySource: HTTP1BodySourceFactory?, timeouts: HTTP1Exchange.Timeouts,
+        collector: ResponseCollector.Configuration, stream: ResponseStreamChannel?,
+        progress: HTTP1Exchange.ProgressReporting?, observer: (any HTTP1ExchangeObserver)?
+    ) {
+        self.pool = pool
+        self.endpoint = endpoint
+        self.deadline = deadline
+        self.request = request
+        self.host = host
+        self.body = body
+        self.bodySource = bodySource
+        self.timeouts = timeouts
+        self.collector = collector
+        self.stream = stream
+        self.progress = progress
+        self.observer = observer
+    }
+
+    /// Asks the pool for a connection; `continuation` is resumed once with how the attempt went.
+    func lease(resuming continuation: UnsafeContinuation<AttemptResult, Never>) {
+        state.withLock { $0.continuation = continuation }
+        let ticket = pool.lease(endpoint.poolKey, endpoint: endpoint, deadline: deadline) { [self] leased in
+            self.leased(leased)
+        }
+        let cancelled = state.withLock { state -> Bool in
+            switch state.phase {
             case .idle:
-                phase = .leasing(ticket)
+                state.phase = .leasing(ticket)
                 return false
             case .cancelled:
                 return true
-            case .leasing, .running:
+            case .leasing, .running, .ended:
                 return false
             }
         }
+        if cancelled { pool.cancelLease(ticket) }
     }
 
-    /// The exchange is about to start (on its loop); true when the task was cancelled first.
-    func running(_ exchange: HTTP1Exchange) -> Bool {
-        phase.withLock { phase in
-            if case .cancelled = phase { return true }
-            phase = .running(exchange)
-            return false
+    /// The pool's answer: on the connection's loop with a connection, on any thread without one.
+    private func leased(_ leased: Result<PooledConnection, TransportError>) {
+        var metrics = TransactionMetrics(start: start, end: start)
+        switch leased {
+        case .failure(let error):
+            metrics.end = .now
+            resume(.leaseFailed(error, metrics))
+        case .success(let pooled):
+            metrics.leaseEnd = .now
+            metrics.record(connection: pooled.connection, isReused: pooled.isReused)
+            var attemptTimeouts = timeouts
+            if let deadline { attemptTimeouts.total = deadline.remaining(at: .now) }
+            let exchange = HTTP1Exchange(
+                request: request, host: host, body: body, bodySource: bodySource?.make(), connection: pooled.connection,
+                isReusedConnection: pooled.isReused, parserConfiguration: .init(), timeouts: attemptTimeouts,
+                collector: collector, metrics: metrics, stream: stream, progress: progress
+            ) { [self] reusable in
+                self.release(reusable: reusable)
+            }
+            let cancelled = state.withLock { state -> Bool in
+                state.pooled = pooled
+                state.exchange = exchange
+                if case .cancelled = state.phase { return true }
+                state.phase = .running(exchange)
+                return false
+            }
+            if cancelled { exchange.cancel() }
+            let suspended = observer?.exchangeStarted(exchange) ?? false
+            exchange.start { [self] outcome, measured in
+                self.exchangeEnded(outcome, measured)
+            }
+            if suspended { exchange.setSuspended(true) }
         }
     }
 
-    /// The task was cancelled: what there was to cancel.
-    func cancel() -> Phase {
-        phase.withLock { phase in
-            let was = phase
-            phase = .cancelled
+    /// The exchange gave the connection back (once, on the loop).
+    private func release(reusable: Bool) {
+        guard let pooled = state.withLock({ $0.pooled.take() }) else { return }
+        pool.release(pooled, reusable: reusable)
+    }
+
+    /// The exchange ended (once, on the loop): the observer is told, the task resumed.
+    private func exchangeEnded(_ outcome: HTTP1Exchange.Outcome, _ measured: TransactionMetrics) {
+        // Let go of, so that the exchange (whose closures hold the attempt) is not kept in a cycle.
+        let exchange = state.withLock { state -> HTTP1Exchange? in
+            if case .running = state.phase { state.phase = .ended }
+            return state.exchange.take()
+        }
+        if let exchange { observer?.exchangeEnded(exchange) }
+        resume(.exchanged(outcome, measured))
+    }
+
+    private func resume(_ result: AttemptResult) {
+        state.withLock { $0.continuation.take() }?.resume(returning: result)
+    }
+
+    /// The task was cancelled: withdraws the lease, or cancels the exchange on its loop.
+    func cancel() {
+        let was = state.withLock { state -> Phase in
+            let was = state.phase
+            state.phase = .cancelled
             return was
+        }
+        switch was {
+        case .leasing(let ticket): pool.cancelLease(ticket)
+        case .running(let exchange): exchange.connection.eventLoop.execute { exchange.cancel() }
+        case .idle, .ended, .cancelled: break
         }
     }
 }

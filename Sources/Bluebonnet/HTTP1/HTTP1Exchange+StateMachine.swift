@@ -67,7 +67,7 @@ extension HTTP1Exchange {
         /// What the I/O shell must do, in order.
         enum Action: Sendable {
             /// Write these buffers with one write call (`writev`), in order.
-            case write([ByteBuffer])
+            case write(WriteBuffers)
             /// The connection is ready for the next part of a streamed body (`bodyPartProvided`).
             case demandBodyPart
             /// Arm the timer `kind` to fire after the duration, replacing any earlier arming.
@@ -155,7 +155,7 @@ extension HTTP1Exchange {
         /// and the `expectContinue` timer is armed.
         ///
         /// - Precondition: called once, first.
-        mutating func start(request: RequestHead, host: String?, body: RequestBody) -> [Action] {
+        mutating func start(request: RequestHead, host: String?, body: RequestBody) -> Actions {
             guard case .initial = state else { preconditionFailure("HTTP1Exchange.StateMachine.start called twice") }
             let framing = body.framing
             var head = ByteBuffer()
@@ -168,34 +168,33 @@ extension HTTP1Exchange {
             }
             parser.requestSent(method: request.method)
 
-            var actions: [Action] = []
-            actions.reserveCapacity(4)
+            var actions = Actions()
             arm(.total, &actions)
             let expectsContinue = Self.expectsContinue(request.headers)
             let progress: RequestProgress
             switch body {
             case .none:
-                write([head], &actions)
+                write(WriteBuffers(head), &actions)
                 progress = .complete
             case .bytes(let bytes):
                 if bytes.readableBytes > 0 && expectsContinue {
-                    write([head], &actions)
+                    write(WriteBuffers(head), &actions)
                     arm(.expectContinue, &actions)
                     progress = .waitingForContinue(body)
                 } else if bytes.readableBytes == 0 {
-                    write([head], &actions)
+                    write(WriteBuffers(head), &actions)
                     progress = .complete
                 } else if bytes.readableBytes <= Self.maximumCoalescedBodyBytes {
-                    write([head, bytes], &actions)
+                    write(WriteBuffers(head, bytes), &actions)
                     progress = .complete
                 } else {
-                    write([head], &actions)
-                    write([bytes], &actions)
+                    write(WriteBuffers(head), &actions)
+                    write(WriteBuffers(bytes), &actions)
                     progress = .complete
                 }
             case .stream(let length):
                 streamLength = length
-                write([head], &actions)
+                write(WriteBuffers(head), &actions)
                 if length != 0 && expectsContinue {
                     arm(.expectContinue, &actions)
                     progress = .waitingForContinue(body)
@@ -214,20 +213,20 @@ extension HTTP1Exchange {
         ///
         /// - Precondition: the first `.demandBodyPart` was returned (a body held for `100 Continue`
         ///   is not asked for yet).
-        mutating func bodyPartProvided(_ part: ByteBuffer) -> [Action] {
+        mutating func bodyPartProvided(_ part: ByteBuffer) -> Actions {
             if case .running(.waitingForContinue, _) = state {
                 assertionFailure("a streamed body part was provided before the first .demandBodyPart")
             }
-            guard case .running(.streaming, let response) = state, part.readableBytes > 0 else { return [] }
-            var actions: [Action] = []
+            guard case .running(.streaming, let response) = state, part.readableBytes > 0 else { return Actions() }
+            var actions = Actions()
             if let length = streamLength {
                 guard part.readableBytes <= length - streamWritten else {
                     return fail(.invalidRequestBody("more than the declared \(length) bytes", context), actions)
                 }
                 streamWritten += part.readableBytes
-                write([part], &actions)
+                write(WriteBuffers(part), &actions)
             } else {
-                write([ChunkedEncoder.chunkPrefix(length: part.readableBytes), part, ChunkedEncoder.chunkSuffix], &actions)
+                write(WriteBuffers(ChunkedEncoder.chunkPrefix(length: part.readableBytes), part, ChunkedEncoder.chunkSuffix), &actions)
             }
             state = .running(.streaming, response)
             return actions
@@ -236,9 +235,9 @@ extension HTTP1Exchange {
         /// The streamed body's source failed: the exchange fails with `invalidRequestBody` (the
         /// server has a partial body, so the connection closes). Ignored once the request side is
         /// done or abandoned.
-        mutating func bodySourceFailed(_ reason: String) -> [Action] {
-            guard case .running(.streaming, _) = state else { return [] }
-            return fail(.invalidRequestBody(reason, context), [])
+        mutating func bodySourceFailed(_ reason: String) -> Actions {
+            guard case .running(.streaming, _) = state else { return Actions() }
+            return fail(.invalidRequestBody(reason, context), Actions())
         }
 
         /// The end of a streamed body, with trailer fields for a chunked body (RFC 9112 §7.1.2).
@@ -247,12 +246,12 @@ extension HTTP1Exchange {
         /// `localProtocol` failure). Declared length: fails with `invalidRequestBody` when fewer
         /// bytes were provided, or when trailers are given (they need chunked framing). Ignored once
         /// the request side is done or abandoned. Same precondition as `bodyPartProvided`.
-        mutating func bodyEnded(trailers: HTTPHeaders? = nil) -> [Action] {
+        mutating func bodyEnded(trailers: HTTPHeaders? = nil) -> Actions {
             if case .running(.waitingForContinue, _) = state {
                 assertionFailure("a streamed body ended before the first .demandBodyPart")
             }
-            guard case .running(.streaming, let response) = state else { return [] }
-            var actions: [Action] = []
+            guard case .running(.streaming, let response) = state else { return Actions() }
+            var actions = Actions()
             if let length = streamLength {
                 guard streamWritten == length else {
                     return fail(.invalidRequestBody("\(streamWritten) of the declared \(length) bytes", context), actions)
@@ -267,7 +266,7 @@ extension HTTP1Exchange {
                 } catch {
                     return fail(.localProtocol(error, context), actions)
                 }
-                write([last], &actions)
+                write(WriteBuffers(last), &actions)
             }
             state = .running(.complete, response)
             if !writesOutstanding && !isReadingPaused { arm(.idleRead, &actions) }
@@ -276,11 +275,10 @@ extension HTTP1Exchange {
 
         /// Every byte handed to the connection has been written to the socket. Extra reports are
         /// harmless. Once the request is complete, the server owes us bytes: the idle-read timer runs.
-        mutating func writeDrained() -> [Action] {
-            guard writesOutstanding else { return [] }
+        mutating func writeDrained() -> Actions {
+            guard writesOutstanding else { return Actions() }
             writesOutstanding = false
-            var actions: [Action] = []
-            actions.reserveCapacity(2)
+            var actions = Actions()
             disarm(.idleWrite, &actions)
             switch state {
             case .running(.complete, _):
@@ -297,7 +295,7 @@ extension HTTP1Exchange {
         }
 
         /// Bytes arrived from the peer: parse them, forward what they hold.
-        mutating func bytesReceived(_ bytes: ByteBuffer) -> [Action] {
+        mutating func bytesReceived(_ bytes: ByteBuffer) -> Actions {
             switch state {
             case .running:
                 if !bytes.isEmpty { receivedResponseBytes = true }
@@ -305,16 +303,16 @@ extension HTTP1Exchange {
                 return parse()
             case .succeededAwaitingDrain:
                 // Bytes nobody asked for after the response: the connection is out of step.
-                guard !bytes.isEmpty else { return [] }
+                guard !bytes.isEmpty else { return Actions() }
                 return dispose(.closeConnection)
             case .initial, .finished:
-                return []
+                return Actions()
             }
         }
 
         /// The peer closed its side. A body delimited by the close ends here; anything else
         /// unfinished fails (`connectionClosedBeforeResponse` or `connectionClosedDuringResponse`).
-        mutating func endOfStreamReceived() -> [Action] {
+        mutating func endOfStreamReceived() -> Actions {
             switch state {
             case .running:
                 receivedEndOfStream = true
@@ -328,53 +326,53 @@ extension HTTP1Exchange {
             case .succeededAwaitingDrain:
                 return dispose(.closeConnection)
             case .initial, .finished:
-                return []
+                return Actions()
             }
         }
 
         /// The connection failed. `peerClosed` says the peer ended it (reset, broken pipe): that
         /// fails as `connectionClosedBeforeResponse` or `…DuringResponse`; anything else is `transport`.
-        mutating func connectionFailed(_ error: any Error & Sendable, peerClosed: Bool) -> [Action] {
+        mutating func connectionFailed(_ error: any Error & Sendable, peerClosed: Bool) -> Actions {
             switch state {
             case .running:
                 if peerClosed {
                     return fail(
                         receivedResponseBytes
                             ? .connectionClosedDuringResponse(error, context) : .connectionClosedBeforeResponse(error, context),
-                        [])
+                        Actions())
                 }
-                return fail(.transport(error, context), [])
+                return fail(.transport(error, context), Actions())
             case .succeededAwaitingDrain:
                 return dispose(.closeConnection)
             case .initial, .finished:
-                return []
+                return Actions()
             }
         }
 
         /// A timer fired. A timer that is not armed (cancelled or reset meanwhile) is ignored.
         /// `expectContinue` sends the held body; the others fail the exchange with their own error,
         /// except an idle-write timeout after success, which only closes the connection.
-        mutating func timeoutFired(_ kind: TimerKind) -> [Action] {
-            guard isArmed(kind) else { return [] }
+        mutating func timeoutFired(_ kind: TimerKind) -> Actions {
+            guard isArmed(kind) else { return Actions() }
             armed &= ~(1 << kind.rawValue)
             switch (state, kind) {
             case (.running(.waitingForContinue(let body), let response), .expectContinue):
-                var actions: [Action] = []
+                var actions = Actions()
                 state = .running(sendHeldBody(body, &actions), response)
                 return actions
             case (.running, .expectContinue):
-                return []
+                return Actions()
             case (.running, _):
-                return fail(.timeout(kind, context), [])
+                return fail(.timeout(kind, context), Actions())
             case (.succeededAwaitingDrain, .idleWrite):
                 return dispose(.closeConnection)
             default:
-                return []
+                return Actions()
             }
         }
 
         /// The `expectContinue` timer fired: stop waiting for `100 Continue`, send the body.
-        mutating func continueTimeoutFired() -> [Action] {
+        mutating func continueTimeoutFired() -> Actions {
             timeoutFired(.expectContinue)
         }
 
@@ -382,48 +380,45 @@ extension HTTP1Exchange {
         /// response has too many bytes it has not taken yet (backpressure). Waiting for the
         /// consumer is not the server's fault: the idle-read timer is disarmed until
         /// `readingResumed`. The total timer keeps running. Ignored unless running.
-        mutating func readingPaused() -> [Action] {
-            guard case .running = state, !isReadingPaused else { return [] }
+        mutating func readingPaused() -> Actions {
+            guard case .running = state, !isReadingPaused else { return Actions() }
             isReadingPaused = true
-            var actions: [Action] = []
+            var actions = Actions()
             disarm(.idleRead, &actions)
             return actions
         }
 
         /// The shell reads again (the consumer caught up): the idle-read timer runs again when the
         /// server owes us bytes. Ignored unless paused.
-        mutating func readingResumed() -> [Action] {
-            guard isReadingPaused else { return [] }
+        mutating func readingResumed() -> Actions {
+            guard isReadingPaused else { return Actions() }
             isReadingPaused = false
-            guard case .running(let request, _) = state, receivedResponseBytes || isRequestWritten(request) else { return [] }
-            var actions: [Action] = []
+            guard case .running(let request, _) = state, receivedResponseBytes || isRequestWritten(request) else { return Actions() }
+            var actions = Actions()
             arm(.idleRead, &actions)
             return actions
         }
 
         /// The caller cancelled: fail with `cancelled` and close (a half-read response cannot be
         /// left on a connection). Ignored once the response ended.
-        mutating func cancelRequested() -> [Action] {
-            guard case .running = state else { return [] }
-            return fail(.cancelled(context), [])
+        mutating func cancelRequested() -> Actions {
+            guard case .running = state else { return Actions() }
+            return fail(.cancelled(context), Actions())
         }
 
         /// The response sink refused what it was given (a body too large, a body that cannot be
         /// decoded): fail with that reason and close, since the rest of the response is unread.
         /// Ignored once the exchange ended.
-        mutating func responseRejected(_ reason: Rejection) -> [Action] {
-            guard case .running = state else { return [] }
-            return fail(.rejected(reason, context), [])
+        mutating func responseRejected(_ reason: Rejection) -> Actions {
+            guard case .running = state else { return Actions() }
+            return fail(.rejected(reason, context), Actions())
         }
 
         // MARK: Parsing
 
         /// Runs the parser until it needs more bytes, the response ends or it fails.
-        private mutating func parse() -> [Action] {
-            var actions: [Action] = []
-            // Room for a whole small response in one buffer: the head, a body part, the end and
-            // the timers the end disarms (growing from empty is two or three allocations).
-            actions.reserveCapacity(12)
+        private mutating func parse() -> Actions {
+            var actions = Actions()
             while case .running(var request, var response) = state {
                 let event: ResponseEvent
                 do {
@@ -487,10 +482,10 @@ extension HTTP1Exchange {
         // MARK: Request side
 
         /// Sends a body held for `100 Continue`; returns the request side's new progress.
-        private mutating func sendHeldBody(_ body: RequestBody, _ actions: inout [Action]) -> RequestProgress {
+        private mutating func sendHeldBody(_ body: RequestBody, _ actions: inout Actions) -> RequestProgress {
             switch body {
             case .bytes(let bytes):
-                write([bytes], &actions)
+                write(WriteBuffers(bytes), &actions)
                 return .complete
             case .stream:
                 actions.append(.demandBodyPart)
@@ -500,7 +495,7 @@ extension HTTP1Exchange {
             }
         }
 
-        private mutating func write(_ buffers: [ByteBuffer], _ actions: inout [Action]) {
+        private mutating func write(_ buffers: WriteBuffers, _ actions: inout Actions) {
             actions.append(.write(buffers))
             writesOutstanding = true
             arm(.idleWrite, &actions)
@@ -519,8 +514,7 @@ extension HTTP1Exchange {
             .init(beforeAnyResponseByte: !receivedResponseBytes, onReusedConnection: isReusedConnection)
         }
 
-        private mutating func succeed(trailers: HTTPFields?, request: RequestProgress, _ actions: [Action]) -> [Action] {
-            var actions = actions
+        private mutating func succeed(trailers: HTTPFields?, request: RequestProgress, _ actions: consuming Actions) -> Actions {
             let requestComplete: Bool
             if case .complete = request { requestComplete = true } else { requestComplete = false }
             let reusable = requestComplete && parser.isReusable && !parser.hasBufferedBytes
@@ -540,8 +534,7 @@ extension HTTP1Exchange {
             return actions
         }
 
-        private mutating func fail(_ error: ExchangeError, _ actions: [Action]) -> [Action] {
-            var actions = actions
+        private mutating func fail(_ error: ExchangeError, _ actions: consuming Actions) -> Actions {
             for kind in TimerKind.allCases { disarm(kind, &actions) }
             state = .finished
             actions.append(.fail(error))
@@ -550,8 +543,8 @@ extension HTTP1Exchange {
         }
 
         /// Ends a succeeded exchange that was waiting for its writes to drain.
-        private mutating func dispose(_ disposition: Action) -> [Action] {
-            var actions: [Action] = []
+        private mutating func dispose(_ disposition: Action) -> Actions {
+            var actions = Actions()
             for kind in TimerKind.allCases { disarm(kind, &actions) }
             state = .finished
             actions.append(disposition)
@@ -560,13 +553,13 @@ extension HTTP1Exchange {
 
         // MARK: Timers
 
-        private mutating func arm(_ kind: TimerKind, _ actions: inout [Action]) {
+        private mutating func arm(_ kind: TimerKind, _ actions: inout Actions) {
             guard let duration = timeouts.duration(kind) else { return }
             armed |= 1 << kind.rawValue
             actions.append(.resetTimer(kind, duration))
         }
 
-        private mutating func disarm(_ kind: TimerKind, _ actions: inout [Action]) {
+        private mutating func disarm(_ kind: TimerKind, _ actions: inout Actions) {
             guard isArmed(kind) else { return }
             armed &= ~(1 << kind.rawValue)
             actions.append(.cancelTimer(kind))

@@ -9,7 +9,7 @@ import BluebonnetTransport
 ///
 /// The exchange becomes the connection's delegate, feeds the machine every connection event and
 /// timer on the connection's event loop (no lock: everything runs on that one thread), and
-/// performs the returned actions: writes, timers (`EventLoop.scheduleTask`), the response sink
+/// performs the returned actions: writes, timers (`EventLoop.scheduleTimer`), the response sink
 /// and the connection's disposition. The caller's task hops to the loop once to start and is
 /// resumed once with the collected response (or the error): two hops for a plain request.
 /// `performHTTP1` starts it from the pool's lease handler, which already runs on the
@@ -162,17 +162,18 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     /// Performs actions in order, then reports a drain when everything written went out at once, then hands
     /// the caller its outcome (once the outermost batch is done).
-    private func perform(_ actions: [StateMachine.Action]) {
+    private func perform(_ actions: StateMachine.Actions) {
         performDepth += 1
         defer {
             performDepth -= 1
             if performDepth == 0 { resumeCaller() }
         }
-        var queue = actions[...]
+        var queue = actions
         while let action = queue.popFirst() {
             switch action {
             case .write(let buffers):
-                connection.write(buffers)
+                // One buffer (a head, a part) goes without an array; several make one for writev.
+                if buffers.count == 1 { connection.write(buffers[0]) } else { connection.write(Array(buffers)) }
                 wroteWhileActing = true
                 countWritten(buffers)
             case .demandBodyPart:
@@ -232,7 +233,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     // MARK: Streamed responses
 
     /// Decodes a part and hands it to the stream; stops reading when the stream says so.
-    private func forwardStreamed(_ part: ByteBuffer, to stream: ResponseStreamChannel, _ queue: inout ArraySlice<StateMachine.Action>) {
+    private func forwardStreamed(_ part: ByteBuffer, to stream: ResponseStreamChannel, _ queue: inout StateMachine.Actions) {
         guard rejection == nil else { return }
         let decoded: ByteBuffer
         do {
@@ -240,14 +241,14 @@ final class HTTP1Exchange: @unchecked Sendable {
         } catch {
             rejection = error
             let actions = machine.responseRejected(error)
-            if !actions.isEmpty { queue = actions[...] }
+            if !actions.isEmpty { queue = actions }
             return
         }
         if stream.body(decoded) == .pause { pauseReading(&queue) }
     }
 
     /// Stops reading until the stream's consumers catch up (the idle-read timer stops too).
-    private func pauseReading(_ queue: inout ArraySlice<StateMachine.Action>) {
+    private func pauseReading(_ queue: inout StateMachine.Actions) {
         guard !readingPaused, !disposed else { return }
         readingPaused = true
         // Already paused by a suspension: the machine knows.
@@ -338,7 +339,7 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     /// Counts written bytes: the first buffer ever written is the request head (the machine
     /// always starts with it), everything after is body (with any chunked framing).
-    private func countWritten(_ buffers: [ByteBuffer]) {
+    private func countWritten(_ buffers: StateMachine.WriteBuffers) {
         var rest = buffers[...]
         if !countedHead, let head = rest.popFirst() {
             countedHead = true
@@ -378,7 +379,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     /// same batch, `.succeed` turns into the failure (the connection, read to its end, keeps the
     /// machine's disposition).
     private func feedSink(
-        _ queue: inout ArraySlice<StateMachine.Action>,
+        _ queue: inout StateMachine.Actions,
         _ body: (inout ResponseCollector) throws(Rejection) -> Void
     ) {
         guard rejection == nil else { return }
@@ -387,7 +388,7 @@ final class HTTP1Exchange: @unchecked Sendable {
         } catch {
             rejection = error
             let actions = machine.responseRejected(error)
-            if !actions.isEmpty { queue = actions[...] }
+            if !actions.isEmpty { queue = actions }
         }
     }
 
@@ -476,9 +477,9 @@ final class HTTP1Exchange: @unchecked Sendable {
         timerGeneration &+= 1
         let generation = timerGeneration
         timerDue = due
-        timer = connection.eventLoop.scheduleTask(deadline: Deadline(due)) { [self] in
-            timerFired(generation: generation)
-        }
+        // The exchange is the timer's target (no closure to allocate); the generation tells a
+        // timer that lost a race with its cancellation from the current one.
+        timer = connection.eventLoop.scheduleTimer(deadline: Deadline(due), target: self, token: generation)
     }
 
     private func cancelTimer() {
@@ -491,7 +492,7 @@ final class HTTP1Exchange: @unchecked Sendable {
 
     /// The loop timer fired: the earliest kind that is due fires; otherwise (its deadline moved
     /// later) the timer is set again for the earliest deadline.
-    private func timerFired(generation: UInt64) {
+    func eventLoopTimerFired(token generation: UInt64) {
         guard generation == timerGeneration, timer != nil else { return }
         timer = nil
         timerDue = nil
@@ -506,6 +507,8 @@ final class HTTP1Exchange: @unchecked Sendable {
         if timer == nil, let (_, next) = earliestDeadline() { schedule(at: next) }
     }
 }
+
+extension HTTP1Exchange: EventLoopTimerTarget {}
 
 // MARK: - Connection events
 

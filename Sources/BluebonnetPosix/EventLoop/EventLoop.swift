@@ -162,10 +162,26 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// tasks scheduled after it stopped (their handle's `cancel()` returns false).
     @discardableResult
     public func scheduleTask(deadline: Deadline, _ work: @escaping @Sendable () -> Void) -> Scheduled {
+        schedule(deadline: deadline, .closure(work))
+    }
+
+    /// Tells `target` on the loop thread at `deadline` (or soon after), passing `token` back;
+    /// callable from any thread.
+    ///
+    /// `scheduleTask(deadline:_:)` without a closure: an object that keeps re-arming a timer (an
+    /// exchange's idle timeouts, once or twice per request) schedules itself, and scheduling
+    /// allocates nothing. The loop holds `target` strongly until the timer fires or is cancelled.
+    /// The same ordering, cancellation and shutdown rules apply.
+    @discardableResult
+    public func scheduleTimer(deadline: Deadline, target: any EventLoopTimerTarget, token: UInt64) -> Scheduled {
+        schedule(deadline: deadline, .target(target, token: token))
+    }
+
+    private func schedule(deadline: Deadline, _ work: TimerWork) -> Scheduled {
         let onLoop = inEventLoop
         let (id, wake) = shared.withLock { state -> (UInt64, Bool) in
             guard state.lifecycle.acceptsWork else { return (0, false) }
-            let (id, isEarliest) = state.timers.insert(deadline: deadline.instant, work)
+            let (id, isEarliest) = state.timers.insert(deadline: deadline.instant, work: work)
             if onLoop || !isEarliest || state.wakeupPending { return (id, false) }
             state.wakeupPending = true
             return (id, true)
@@ -261,7 +277,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
         let state = confined
-        var due: [@Sendable () -> Void] = []
+        var due: [TimerWork] = []
         var running: [Work] = []
         while true {
             // 1. How long may we block? Not at all with work queued or a shutdown asked for.

@@ -11,3 +11,11 @@ public struct Scheduled: Sendable {
         loop.cancelTimer(id)
     }
 }
+
+/// An object a loop timer tells when it is due, without a closure: see
+/// ``EventLoop/scheduleTimer(deadline:target:token:)``.
+public protocol EventLoopTimerTarget: AnyObject, Sendable {
+    /// The timer scheduled with `token` is due; called on the loop thread. A target that
+    /// re-arms can pass a generation as the token and ignore a timer it has since replaced.
+    func eventLoopTimerFired(token: UInt64)
+}

@@ -3,6 +3,10 @@
 /// Equal deadlines run in the order they were scheduled (ids grow). Cancelling removes the work at
 /// once and leaves the heap entry to be skipped when it surfaces; the heap is rebuilt when skipped
 /// entries outnumber live ones, so cancelled long timeouts cannot pile up.
+///
+/// Work is a `TimerWork` value rather than a bare closure: a closure stored in a generic container
+/// is wrapped in a reabstraction thunk, one allocation per insert, and a `.target` entry (an object
+/// told with a token) needs no closure at all.
 struct TimerQueue {
     struct Entry {
         var deadline: ContinuousClock.Instant
@@ -14,7 +18,7 @@ struct TimerQueue {
     }
 
     private var heap: [Entry] = []
-    private var work: [UInt64: @Sendable () -> Void] = [:]
+    private var work: [UInt64: TimerWork] = [:]
     private var nextID: UInt64 = 1
 
     /// How many tasks are waiting (cancelled ones not counted).
@@ -22,6 +26,11 @@ struct TimerQueue {
 
     /// Adds `task` at `deadline`; returns its id and whether it is now the earliest.
     mutating func insert(deadline: ContinuousClock.Instant, _ task: @escaping @Sendable () -> Void) -> (id: UInt64, isEarliest: Bool) {
+        insert(deadline: deadline, work: .closure(task))
+    }
+
+    /// Adds `task` at `deadline`; returns its id and whether it is now the earliest.
+    mutating func insert(deadline: ContinuousClock.Instant, work task: TimerWork) -> (id: UInt64, isEarliest: Bool) {
         let id = nextID
         nextID &+= 1
         work[id] = task
@@ -47,7 +56,7 @@ struct TimerQueue {
     }
 
     /// Moves every task due at `now`, in deadline order, into `due`.
-    mutating func popDue(now: ContinuousClock.Instant, into due: inout [@Sendable () -> Void]) {
+    mutating func popDue(now: ContinuousClock.Instant, into due: inout [TimerWork]) {
         while let top = heap.first, top.deadline <= now {
             removeTop()
             if let task = work.removeValue(forKey: top.id) { due.append(task) }
@@ -99,6 +108,20 @@ struct TimerQueue {
             guard heap[best].runsBefore(heap[parent]) else { return }
             heap.swapAt(best, parent)
             parent = best
+        }
+    }
+}
+
+/// What a loop timer runs: a closure, or a target object told with its token (no closure to make).
+enum TimerWork: Sendable {
+    case closure(@Sendable () -> Void)
+    case target(any EventLoopTimerTarget, token: UInt64)
+
+    /// Runs the work (on the loop thread).
+    func callAsFunction() {
+        switch self {
+        case .closure(let task): task()
+        case .target(let target, let token): target.eventLoopTimerFired(token: token)
         }
     }
 }

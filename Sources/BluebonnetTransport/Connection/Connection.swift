@@ -145,7 +145,12 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     /// Queues `buffers` (plaintext) and writes what the kernel takes now, with one gathering call;
     /// never blocks. Ignored once the connection is closing or closed. A failure is reported to
     /// the delegate from a later loop task. Loop only.
-    public func write(_ buffers: [ByteBuffer]) {
+    public func write(_ buffers: [ByteBuffer]) { write(contentsOf: buffers) }
+
+    /// `write(_:)` for one buffer (no array made for it).
+    public func write(_ buffer: ByteBuffer) { write(contentsOf: CollectionOfOne(buffer)) }
+
+    private func write(contentsOf buffers: some Sequence<ByteBuffer>) {
         eventLoop.preconditionInEventLoop()
         guard state == .open else { return }
         let wasEmpty = queuedBytes == 0
@@ -180,9 +185,6 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
             failLater(.io(error))
         }
     }
-
-    /// `write(_:)` for one buffer.
-    public func write(_ buffer: ByteBuffer) { write([buffer]) }
 
     /// Turns reading on: bytes (and end of stream) go to the delegate. Loop only.
     public func startReading() {

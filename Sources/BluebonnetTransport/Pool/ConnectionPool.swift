@@ -82,6 +82,32 @@ public final class ConnectionPool: Sendable {
         case shutdownComplete([CheckedContinuation<Void, Never>])
     }
 
+    /// The work of one event, in order: two items inline (the most a request's lease or release
+    /// makes), more spill into an array, so the common events allocate nothing for it.
+    private struct WorkList {
+        private var first: Work?
+        private var second: Work?
+        private var rest: [Work] = []
+
+        mutating func append(_ work: Work) {
+            if first == nil {
+                first = work
+            } else if second == nil {
+                second = work
+            } else {
+                rest.append(work)
+            }
+        }
+
+        func forEach(_ body: (Work) -> Void) {
+            guard let first else { return }
+            body(first)
+            guard let second else { return }
+            body(second)
+            for work in rest { body(work) }
+        }
+    }
+
     private struct TimerSlot {
         var applied: UInt64 = 0
         var scheduled: Scheduled?
@@ -271,7 +297,7 @@ public final class ConnectionPool: Sendable {
         _ body: (inout State) -> PoolStateMachine.Actions?
     ) -> Bool {
         let observed = statisticsObserver != nil
-        let (work, change) = state.withLock { state -> ([Work]?, (old: PoolStatistics, new: PoolStatistics)?) in
+        let (work, change) = state.withLock { state -> (WorkList?, (old: PoolStatistics, new: PoolStatistics)?) in
             guard let actions = body(&state) else { return (nil, nil) }
             let work = Self.collect(actions, idleCandidate: idleCandidate, &state)
             guard observed else { return (work, nil) }
@@ -282,14 +308,14 @@ public final class ConnectionPool: Sendable {
         }
         guard let work else { return false }
         if let change { statisticsObserver?(change.old, change.new) }
-        for item in work { perform(item, leasing: leasing) }
+        work.forEach { perform($0, leasing: leasing) }
         return true
     }
 
     private static func collect(
         _ actions: PoolStateMachine.Actions, idleCandidate: PoolStateMachine.ConnectionID?, _ state: inout State
-    ) -> [Work] {
-        var work: [Work] = []
+    ) -> WorkList {
+        var work = WorkList()
         var candidateTaken = false
         var timerChanged = false
         for action in actions {

@@ -21,6 +21,22 @@ import Testing
         #expect(prepared.headers.value(for: "Authorization") == nil)
     }
 
+    @Test func aRequestWithoutFieldsGetsTheDefaultsAsTheyAreAndARepeatedNameOnce() {
+        let defaults: HTTPHeaders = ["Accept": "*/*", "User-Agent": "Bluebonnet"]
+        let prepared = RequestPreparation(defaultHeaders: defaults, allowsGETRequestBodies: false)
+            .prepare(HTTPRequest(url: Self.url))
+        #expect(prepared.headers == defaults)
+        // A name repeated in the defaults (any case) is added once, the first one, as for a request
+        // with fields of its own.
+        var repeated = defaults
+        repeated.add(HTTPHeader(name: "user-agent", value: "Other"))
+        #expect(RequestPreparation.repeatsAName(repeated) && !RequestPreparation.repeatsAName(defaults))
+        let once = RequestPreparation(defaultHeaders: repeated, allowsGETRequestBodies: false)
+            .prepare(HTTPRequest(url: Self.url))
+        #expect(once.headers.values(for: "User-Agent") == ["Bluebonnet"])
+        #expect(once.headers.count == 2)
+    }
+
     @Test func urlCredentialsBecomeBasicAuthorizationUnlessOneIsSet() throws {
         let preparation = RequestPreparation(defaultHeaders: [], allowsGETRequestBodies: false)
         let url = try #require(URL(string: "https://alice:s3cret@api.example.com/"))

@@ -30,9 +30,15 @@ struct RequestPreparation: Sendable {
     /// `request` with the default headers and the URL's credentials added (step 1).
     func prepare(_ request: HTTPRequest) -> HTTPRequest {
         var request = request
-        request.headers.reserveCapacity(request.headers.count + defaultHeaders.count + 1)
-        for header in defaultHeaders where !request.headers.contains(name: header.name) {
-            request.headers.add(header)
+        if request.headers.isEmpty && !Self.repeatsAName(defaultHeaders) {
+            // No fields of its own: the defaults as they are, their storage shared rather than
+            // copied (an allocation per request). What the loop below would make of them.
+            request.headers = defaultHeaders
+        } else {
+            request.headers.reserveCapacity(request.headers.count + defaultHeaders.count + 1)
+            for header in defaultHeaders where !request.headers.contains(name: header.name) {
+                request.headers.add(header)
+            }
         }
         if !request.headers.contains(name: "Authorization"), let credentials = request.urlCredentialsAuthorization {
             request.headers.add(credentials)
@@ -62,6 +68,28 @@ struct RequestPreparation: Sendable {
     static func check(_ credential: URLCredential) -> BluebonnetError? {
         guard hasControlByte(credential.user ?? "") || hasControlByte(credential.password ?? "") else { return nil }
         return .urlRequestValidationFailed(reason: .invalidHeaderValue(name: "Authorization"))
+    }
+
+    /// Whether two of `headers` have the same name (ASCII case ignored), without allocating.
+    static func repeatsAName(_ headers: HTTPHeaders) -> Bool {
+        var position = 0
+        for header in headers {
+            var earlier = 0
+            for other in headers {
+                guard earlier < position else { break }
+                if sameName(other.name, header.name) { return true }
+                earlier += 1
+            }
+            position += 1
+        }
+        return false
+    }
+
+    private static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        return zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20))
+        }
     }
 
     /// Whether `text` holds a C0 control byte or DEL.
