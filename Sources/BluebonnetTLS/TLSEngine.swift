@@ -203,6 +203,14 @@ public final class TLSEngine {
         _ = cbluebonnet_BIO_set_mem_eof_return(readBIO, 0)
     }
 
+    /// Whether a read could produce something now: ciphertext fed and not yet decrypted, decrypted
+    /// bytes not yet read, or an end of stream (the transport's or the TLS stream's) not yet
+    /// reported. When false, ``readPlaintext(into:)`` returns ``ReadResult/wantRead`` at once, so an
+    /// I/O shell resuming reads need not schedule one.
+    public var hasBufferedInput: Bool {
+        readEnd != nil || transportEnded || BIO_ctrl_pending(readBIO) > 0 || SSL_has_pending(ssl) != 0
+    }
+
     /// The ciphertext to send to the peer, or nil when there is none. Call after every other call.
     public func takeCiphertext() -> ByteBuffer? {
         let pending = Int(BIO_ctrl_pending(writeBIO))
@@ -254,6 +262,10 @@ public final class TLSEngine {
 
     /// Decrypts what it can into `buffer` (appended at its writer index).
     ///
+    /// Once the handshake is done, OpenSSL is not called when nothing is buffered
+    /// (``hasBufferedInput``): neither a read that could only answer "want read" nor room taken
+    /// in `buffer`.
+    ///
     /// - Returns: ``ReadResult/bytes(_:)`` with the count appended (at least 1),
     ///   ``ReadResult/wantRead`` when more ciphertext is needed, or ``ReadResult/closed(cleanShutdown:)``
     ///   once the peer closed (after any bytes before the close were returned).
@@ -270,6 +282,11 @@ public final class TLSEngine {
                 // record still goes through OpenSSL and fails.
                 readEnd = .success(.closed(cleanShutdown: false))
                 return total > 0 ? .bytes(total) : .closed(cleanShutdown: false)
+            }
+            if isHandshakeComplete, !transportEnded, BIO_ctrl_pending(readBIO) == 0, SSL_has_pending(ssl) == 0 {
+                // Nothing fed and nothing decrypted: SSL_read could only say "want read" (and the
+                // usual case after a record was read whole, so each response costs one SSL_read).
+                return total > 0 ? .bytes(total) : .wantRead
             }
             OpenSSLErrorQueue.clear()
             var result: Int32 = 0

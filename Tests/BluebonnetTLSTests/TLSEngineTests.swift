@@ -240,6 +240,38 @@ import Testing
         #expect(try client.readPlaintext(into: &buffer) == .closed(cleanShutdown: false))
     }
 
+    @Test func readsNothingWhenNothingIsBufferedAndACutRecordIsStillATruncation() throws {
+        let (client, server, outcome) = try connect(try Certs.clientConfiguration(), server: try Certs.serverContext())
+        #expect(outcome.succeeded)
+        #expect(try transfer("first", from: server, to: client) == "first")
+        #expect(!client.hasBufferedInput, "everything fed was decrypted and read")
+        var untouched = ByteBuffer()
+        #expect(try client.readPlaintext(into: &untouched) == .wantRead)
+        #expect(untouched.capacity == 0, "no room is taken for a read that cannot produce anything")
+
+        // Two records in one feed come out in one call.
+        try server.writePlaintext(ByteBuffer(string: "one"))
+        try server.writePlaintext(ByteBuffer(string: "two"))
+        InMemoryHandshake.pump(from: server, to: client)
+        #expect(client.hasBufferedInput)
+        var buffer = ByteBuffer()
+        #expect(try client.readPlaintext(into: &buffer) == .bytes(6))
+        #expect(buffer.getString(buffer.readableRange) == "onetwo")
+        #expect(!client.hasBufferedInput)
+
+        // A record cut short, then the end of the transport: no bytes, and a truncation (RFC 8446 §6.1).
+        try server.writePlaintext(ByteBuffer(string: "cut short"))
+        let record = try #require(server.takeCiphertext())
+        client.feedCiphertext(record.getSlice(record.readerIndex..<(record.writerIndex - 4)))
+        #expect(client.hasBufferedInput)
+        buffer.clear()
+        #expect(try client.readPlaintext(into: &buffer) == .wantRead, "the rest of the record has not come")
+        #expect(client.hasBufferedInput, "the partial record waits in the engine")
+        client.feedEndOfStream()
+        #expect(try client.readPlaintext(into: &buffer) == .closed(cleanShutdown: false))
+        #expect(buffer.readableBytes == 0, "nothing of the cut record is delivered")
+    }
+
     @Test func endOfStreamDuringTheHandshakeIsUnexpectedEOF() throws {
         let client = try TLSEngine(context: try TLSContext(configuration: try Certs.clientConfiguration()), serverName: "localhost", port: 443)
         #expect(try client.handshake() == .wantRead)

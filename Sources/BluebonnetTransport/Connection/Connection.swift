@@ -192,10 +192,15 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         guard state == .open, !reading else { return }
         reading = true
         updateInterest()
-        if engine != nil {
-            // The engine may already hold decrypted-to-be bytes that came with the handshake; the
-            // socket will not signal them again.
-            eventLoop.execute { self.drainEngine() }
+        if let engine, engine.hasBufferedInput {
+            // The engine may already hold decrypted-to-be bytes (that came with the handshake, or
+            // were left when reading stopped); the socket will not signal them again. Usually it
+            // holds none, and a keep-alive request schedules nothing here.
+            eventLoop.execute {
+                var buffer = self.eventLoop.takeReceiveBuffer()
+                self.drainEngine(into: &buffer)
+                self.eventLoop.returnReceiveBuffer(buffer)
+            }
         }
     }
 
@@ -308,7 +313,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
             case .processed(0)?:
                 if let engine {
                     engine.feedEndOfStream()
-                    drainEngine()
+                    drainEngine(into: &receiveBuffer)
                 } else {
                     reachEndOfStream()
                 }
@@ -316,7 +321,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
             case .processed?:
                 if let engine {
                     engine.feedCiphertext(receiveBuffer)
-                    drainEngine()
+                    drainEngine(into: &receiveBuffer)
                 } else {
                     _delegate?.connection(self, didRead: receiveBuffer)
                 }
@@ -324,14 +329,18 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Decrypts what the engine holds and delivers it, while reading is on.
-    private func drainEngine() {
+    /// Decrypts what the engine holds and delivers it, while reading is on. The plaintext goes into
+    /// `buffer` (the loop's receive buffer, whose ciphertext the engine has already copied), as a
+    /// plain connection's bytes do: no buffer is allocated per read.
+    private func drainEngine(into buffer: inout ByteBuffer) {
         guard let engine else { return }
-        while reading && !readEOF && state == .open {
-            var plaintext = ByteBuffer()
+        // Checked before each read so that a buffer the delegate still holds is not replaced
+        // (`clear()` would allocate) for a read that could only say "want read".
+        while reading && !readEOF && state == .open && engine.hasBufferedInput {
+            buffer.clear()
             let result: TLSEngine.ReadResult
             do {
-                result = try engine.readPlaintext(into: &plaintext)
+                result = try engine.readPlaintext(into: &buffer)
             } catch {
                 if let alert = engine.takeCiphertext() { enqueue(alert) }
                 _ = try? flush()
@@ -347,7 +356,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
             }
             switch result {
             case .bytes:
-                _delegate?.connection(self, didRead: plaintext)
+                _delegate?.connection(self, didRead: buffer)
             case .wantRead:
                 return
             case .closed(let clean):
