@@ -419,6 +419,60 @@ extension PosixTests {
             }
         }
 
+        @Test func replaceHandlerKeepsTheKernelEntryAndMovesTheEvents() async throws {
+            try await expectNoLeakedDescriptors {
+                let loop = try EventLoop()
+                let pair = try Socket.pair()
+                let box = SocketBox(pair.first)
+                let peer = pair.second
+                let fd = box.descriptor
+                let first = LoopRecord(0)
+                let second = LoopRecord<[IOEvents]>([])
+                let registration = try #require(
+                    try await loop.submit { () -> Registration? in
+                        try? loop.register(descriptor: fd, interest: .writable) { _ in first.update { $0 += 1 } }
+                    })
+                // Writable at once (level-triggered): the first handler hears it on every turn.
+                for _ in 0..<2 { _ = try await loop.submit {} }
+                #expect(first.value >= 1)
+                let kernelBefore = epollTargets(of: loop).filter { $0.descriptor == fd }
+                let replaced = try await loop.submit { () -> IOEvents? in
+                    do {
+                        try loop.replaceHandler(of: registration, interest: .readable) { events in
+                            second.update { $0.append(events) }
+                        }
+                    } catch {
+                        return nil
+                    }
+                    return loop.interest(of: registration)
+                }
+                #expect(replaced == .readable)
+                let calls = first.value
+                #expect(try peer.write(ByteBuffer(string: "x")) == .processed(1))
+                for _ in 0..<3 { _ = try await loop.submit {} }
+                #expect(first.value == calls, "the old handler was called after the replacement")
+                #expect(second.value.contains { $0.contains(.readable) })
+                // One kernel entry throughout, with the same generation in its data.
+                let kernelAfter = epollTargets(of: loop).filter { $0.descriptor == fd }
+                #expect(kernelBefore.map(\.data) == [registration.generation])
+                #expect(kernelAfter.map(\.data) == [registration.generation])
+                #expect(try await loop.submit { loop.registrationCount } == 1)
+                // A stale registration is refused.
+                let staleError = try await loop.submit { () -> CInt? in
+                    try? loop.deregister(registration)
+                    do throws(IOError) {
+                        try loop.replaceHandler(of: registration, interest: .readable) { _ in }
+                    } catch {
+                        return error.errno
+                    }
+                    return nil
+                }
+                #expect(staleError == ENOENT)
+                _ = box.take()
+                await loop.shutdownGracefully()
+            }
+        }
+
         // MARK: Shutdown
 
         @Test func shutdownClosesTheLoopsDescriptorsAndRefusesLaterWork() async throws {

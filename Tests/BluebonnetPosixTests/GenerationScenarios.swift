@@ -158,3 +158,24 @@ final class BatchScenario {
         done(outcome)
     }
 }
+
+/// The targets of `loop`'s epoll set as the kernel lists them (`/proc/self/fdinfo`): each
+/// registered descriptor number and the data (the generation) its events carry.
+func epollTargets(of loop: EventLoop) -> [(descriptor: CInt, data: UInt64)] {
+    guard let file = fopen("/proc/self/fdinfo/\(loop.epollDescriptor)", "r") else { return [] }
+    defer { fclose(file) }
+    var targets: [(descriptor: CInt, data: UInt64)] = []
+    var line: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    defer { free(line) }
+    while getline(&line, &capacity, file) > 0, let line {
+        // `tfd:        7 events:       19 data:                3  pos:0 ino:… sdev:…`
+        let fields = String(cString: line).split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.first == "tfd:", let events = fields.firstIndex(of: "events:"), let data = fields.firstIndex(of: "data:"),
+            events == 2, data + 1 < fields.count,
+            let descriptor = CInt(fields[1]), let value = UInt64(fields[data + 1], radix: 16)
+        else { continue }
+        targets.append((descriptor, value))
+    }
+    return targets
+}

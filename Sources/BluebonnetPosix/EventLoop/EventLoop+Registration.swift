@@ -60,6 +60,35 @@ extension EventLoop {
         confined.registrations[registration.generation] = entry
     }
 
+    /// Gives `registration` a new handler and interest, keeping its generation: one `epoll_ctl`
+    /// when the interest changes, none otherwise. For a descriptor that passes from one owner to
+    /// the next on the loop (a connect attempt, then its TLS handshake, then the connection), so it
+    /// is registered once for its whole life. Events already collected for it in the current batch
+    /// go to the new handler. Loop thread only.
+    ///
+    /// - Throws: `IOError` (`ENOENT`, function `"EventLoop.replaceHandler"`) when `registration` is
+    ///   stale (deregistered, or replaced); the `epoll_ctl` failure when the interest could not be
+    ///   changed (the old handler and interest then stay).
+    public func replaceHandler(
+        of registration: Registration,
+        interest: IOEvents,
+        handler: @escaping (IOEvents) -> Void
+    ) throws(IOError) {
+        preconditionInEventLoop()
+        guard var entry = confined.registrations[registration.generation] else {
+            throw IOError(errno: ENOENT, function: "EventLoop.replaceHandler")
+        }
+        if entry.interest != interest {
+            _ = try Syscall.complete("epoll_ctl") {
+                cbluebonnet_epoll_ctl(
+                    epollDescriptor, EPOLL_CTL_MOD, registration.descriptor, interest.epollInterest, registration.generation)
+            }
+            entry.interest = interest
+        }
+        entry.handler = handler
+        confined.registrations[registration.generation] = entry
+    }
+
     /// The interest `registration` has now; nil when it is stale. Loop thread only.
     public func interest(of registration: Registration) -> IOEvents? {
         preconditionInEventLoop()

@@ -270,10 +270,13 @@ final class ConnectOperation: @unchecked Sendable {
         case done
     }
 
-    /// One attempt's socket and registration.
+    /// One attempt's socket, registration and the address it connects to.
     private final class Attempt {
         var socket: Socket?
         var registration: Registration?
+        let address: SocketAddress
+
+        init(address: SocketAddress) { self.address = address }
     }
 
     private let outcome = Mutex(Outcome())
@@ -292,6 +295,8 @@ final class ConnectOperation: @unchecked Sendable {
     private var engine: TLSEngine?
     private var handshakeSocket: Socket?
     private var handshakeRegistration: Registration?
+    /// The winning attempt's address.
+    private var remoteAddress: SocketAddress?
     private var handshakeQueue: [ByteBuffer] = []
     private var receiveBuffer = ByteBuffer()
 
@@ -392,15 +397,17 @@ final class ConnectOperation: @unchecked Sendable {
             if address.family != .unix { try? socket.setNoDelay(true) }
             let descriptor = socket.descriptor
             let state = try socket.connect(to: address)
-            let attempt = Attempt()
+            let attempt = Attempt(address: address)
             attempt.socket = consume socket
             attempts[id] = attempt
             switch state {
             case .connected:
-                loop.execute { self.attemptReady(id) }
+                loop.execute { self.attemptReady(id, nil) }
             case .inProgress:
-                attempt.registration = try loop.register(descriptor: descriptor, interest: .writable) { [weak self] _ in
-                    self?.attemptReady(id)
+                // The socket's one registration: it follows the socket into the handshake and the
+                // connection (`replaceHandler`).
+                attempt.registration = try loop.register(descriptor: descriptor, interest: .writable) { [weak self] events in
+                    self?.attemptReady(id, events)
                 }
             }
         } catch {
@@ -408,13 +415,18 @@ final class ConnectOperation: @unchecked Sendable {
         }
     }
 
-    private func attemptReady(_ id: HappyEyeballs.AttemptID) {
+    /// The attempt's connect finished: at once (`events` nil), or the socket reported `events`.
+    private func attemptReady(_ id: HappyEyeballs.AttemptID, _ events: IOEvents?) {
         guard case .connecting = phase, let attempt = attempts[id] else { return }
-        do {
-            try attempt.socket?.finishConnect()
-        } catch {
-            attemptFailed(id, error)
-            return
+        // Writable without an error or a hang-up is a connected socket (a failed connect reports
+        // both); only then is `SO_ERROR` read, for the reason.
+        if let events, !events.contains(.writable) || !events.isDisjoint(with: [.error, .hangup]) {
+            do {
+                try attempt.socket?.finishConnect()
+            } catch {
+                attemptFailed(id, error)
+                return
+            }
         }
         perform(machine.attemptSucceeded(id, now: .now))
     }
@@ -442,15 +454,19 @@ final class ConnectOperation: @unchecked Sendable {
             finish(.failure(.connectionClosed))
             return
         }
-        if let registration = attempt.registration { try? loop.deregister(registration) }
         metrics.connectEnd = .now
         metrics.attempts = machine.attempts
+        remoteAddress = attempt.address
         if tunnel != nil || tls != nil {
             let descriptor = socket.descriptor
             handshakeSocket = consume socket
             do {
-                handshakeRegistration = try loop.register(descriptor: descriptor, interest: .readable) { [weak self] events in
-                    self?.setupEvent(events)
+                let handler: (IOEvents) -> Void = { [weak self] events in self?.setupEvent(events) }
+                if let registration = attempt.registration {
+                    handshakeRegistration = registration
+                    try loop.replaceHandler(of: registration, interest: .readable, handler: handler)
+                } else {
+                    handshakeRegistration = try loop.register(descriptor: descriptor, interest: .readable, handler: handler)
                 }
             } catch {
                 finish(.failure(.io(error)))
@@ -462,7 +478,7 @@ final class ConnectOperation: @unchecked Sendable {
                 startHandshake(leftover: nil)
             }
         } else {
-            establish(socket, pendingWrites: [])
+            establish(socket, registration: attempt.registration, pendingWrites: [])
         }
     }
 
@@ -668,7 +684,7 @@ final class ConnectOperation: @unchecked Sendable {
                 return
             }
         }
-        if let handshakeRegistration { try? loop.deregister(handshakeRegistration) }
+        let registration = handshakeRegistration
         handshakeRegistration = nil
         guard let socket = handshakeSocket.take() else {
             finish(.failure(.connectionClosed))
@@ -676,19 +692,22 @@ final class ConnectOperation: @unchecked Sendable {
         }
         let pending = handshakeQueue
         handshakeQueue.removeAll()
-        establish(socket, pendingWrites: pending)
+        establish(socket, registration: registration, pendingWrites: pending)
     }
 
     // MARK: Ending
 
-    private func establish(_ socket: consuming Socket, pendingWrites: [ByteBuffer]) {
-        let remote = try? socket.peerAddress()
+    /// Makes the connection, handing it the socket's registration (nil: none yet).
+    private func establish(_ socket: consuming Socket, registration: Registration?, pendingWrites: [ByteBuffer]) {
+        // The address connected to is the peer's: no `getpeername` for TCP. A Unix socket's peer
+        // is read, since the server may have bound another spelling of the path.
+        let remote = remoteAddress?.family == .unix ? try? socket.peerAddress() : remoteAddress
         let local = try? socket.localAddress()
         let connection = Connection(
             socket: socket, eventLoop: loop, engine: engine, pendingWrites: pendingWrites, metrics: metrics,
             remoteAddress: remote, localAddress: local, establishedAt: .now)
         do {
-            try connection.activate()
+            try connection.activate(taking: registration)
         } catch {
             connection.abort()
             finish(.failure(.io(error)))

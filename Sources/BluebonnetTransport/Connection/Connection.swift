@@ -94,14 +94,21 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         for buffer in pendingWrites where !buffer.isEmpty { enqueue(buffer) }
     }
 
-    /// Registers the socket with the loop (interest: writable only while bytes are queued).
-    func activate() throws(IOError) {
+    /// Takes over the socket's registration with the loop (the connect's, so the socket is
+    /// registered once in its life), or registers it when `taken` is nil. The interest is readable
+    /// — read interest goes lazily (see `updateInterest`), so the first `startReading()` costs no
+    /// `epoll_ctl` — and writable while bytes are queued.
+    func activate(taking taken: Registration?) throws(IOError) {
         eventLoop.preconditionInEventLoop()
         guard let descriptor = socket?.descriptor else { return }
-        registration = try eventLoop.register(
-            descriptor: descriptor, interest: queuedBytes > 0 ? .writable : []
-        ) { [weak self] events in
-            self?.handle(events)
+        let interest: IOEvents = queuedBytes > 0 ? [.readable, .writable] : .readable
+        let handler: (IOEvents) -> Void = { [weak self] events in self?.handle(events) }
+        if let taken {
+            // Ours from here on, also when the interest cannot be set: `teardown` drops it.
+            registration = taken
+            try eventLoop.replaceHandler(of: taken, interest: interest, handler: handler)
+        } else {
+            registration = try eventLoop.register(descriptor: descriptor, interest: interest, handler: handler)
         }
     }
 
@@ -403,7 +410,9 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         }
         queue.removeAll(keepingCapacity: queue.capacity <= 64)
         queueHead = 0
-        updateInterest()
+        // A closing connection that drained is closed next (by `close()` or `flushFromLoop()`),
+        // and deregistered: no interest change first.
+        if state != .closing { updateInterest() }
         return true
     }
 
