@@ -87,6 +87,41 @@ public struct ByteBuffer: @unchecked Sendable {
         _writer = 0
     }
 
+    /// Empties the buffer for the next receive and calls `body` with where its bytes go (at most
+    /// `maxBytes`); `body` returns how many it wrote, which become the readable bytes.
+    ///
+    /// Storage nobody else holds is reused from the start, as by `clear()`. Storage that slices of
+    /// earlier receives still hold (a response's head or body, waiting for its task) is kept when
+    /// at least `minimumSharedTail` bytes are free after the writer index: the buffer becomes empty
+    /// there and the bytes go after the earlier ones, which stay as they were. Otherwise the bytes
+    /// go to new storage of `maxBytes`. So a loop's receive buffer is replaced once per
+    /// `capacity - minimumSharedTail` bytes kept by readers, not once per read kept: 256 small
+    /// responses in flight hold a few buffers, not 256.
+    ///
+    /// Sound only for the buffer that wrote the bytes the other holders' slices and copies were
+    /// taken from: their writer indices are then at or before this one's (a slice ends within the
+    /// readable bytes, and shared storage is written by nobody else, see `reserveWritable`), so no
+    /// other value reads or writes the tail. Never call it on a slice.
+    package mutating func withUnsafeMutableReceiveBytes<E: Error>(
+        maxBytes: Int, minimumSharedTail: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int
+    ) throws(E) -> Int {
+        precondition(maxBytes > 0 && minimumSharedTail <= maxBytes, "a receive of no bytes")
+        if isKnownUniquelyReferenced(&_storage) {
+            _writer = 0
+            if _storage.byteCapacity < minimumSharedTail { _storage = _ByteStorage.make(capacity: maxBytes) }
+        } else if _storage.byteCapacity &- _writer < minimumSharedTail {
+            _storage = _ByteStorage.make(capacity: maxBytes)
+            _writer = 0
+        }
+        _reader = _writer
+        let end = Swift.min(_storage.byteCapacity, _writer &+ maxBytes)
+        let region = UnsafeMutableRawBufferPointer(rebasing: _storage.bytes[_writer..<end])
+        let written = try body(region)
+        precondition(written >= 0 && written <= region.count, "wrote outside the offered region")
+        _writer &+= written
+        return written
+    }
+
     // MARK: Writing
 
     /// Makes room for `count` more bytes after the writer index, growing or un-sharing the storage.

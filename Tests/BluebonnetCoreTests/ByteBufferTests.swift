@@ -50,6 +50,50 @@ import Testing
         #expect(own.capacity == 200)
     }
 
+    /// Writes `text` as one receive and returns where its first byte went.
+    private func receive(_ text: String, into buffer: inout ByteBuffer, maxBytes: Int = 64, minimumSharedTail: Int = 16)
+        -> UnsafeRawPointer?
+    {
+        let bytes = Array(text.utf8)
+        var start: UnsafeRawPointer?
+        let written = buffer.withUnsafeMutableReceiveBytes(maxBytes: maxBytes, minimumSharedTail: minimumSharedTail) { region in
+            start = UnsafeRawPointer(region.baseAddress)
+            let count = min(region.count, bytes.count)
+            region.copyBytes(from: bytes[..<count])
+            return count
+        }
+        #expect(buffer.readableBytes == written)
+        return start
+    }
+
+    @Test func aReceiveGoesAfterTheSlicesEarlierReceivesHandedOn() {
+        var buffer = ByteBuffer()
+        let first = receive("response one", into: &buffer)
+        #expect(buffer.capacity == 64)
+        // Nobody kept the bytes: the next receive starts over at the front of the same storage.
+        #expect(receive("response two", into: &buffer) == first)
+        #expect(buffer.readableBytesArray == Array("response two".utf8))
+        // A reader keeps a slice: the next receive goes after it, the slice's bytes untouched.
+        let kept = buffer.getSlice(buffer.readableRange)
+        let second = receive("response three", into: &buffer)
+        #expect(second == first.map { $0 + 12 })
+        #expect(kept.readableBytesArray == Array("response two".utf8))
+        #expect(buffer.readableBytesArray == Array("response three".utf8))
+        // Kept again: 64 - 26 = 38 bytes left, at least the 16 asked, but a receive takes only what is left.
+        let keptToo = buffer
+        let long = String(repeating: "x", count: 50)
+        _ = receive(long, into: &buffer)
+        #expect(buffer.readableBytes == 38)
+        #expect(keptToo.readableBytesArray == Array("response three".utf8))
+        // Less than 16 bytes left after the kept ones: new storage.
+        let keptThird = buffer
+        let third = receive("response four", into: &buffer)
+        #expect(third != first && buffer.capacity == 64)
+        #expect(buffer.readableBytesArray == Array("response four".utf8))
+        #expect(kept.readableBytesArray == Array("response two".utf8))
+        #expect(keptThird.readableBytesArray == Array(long.utf8.prefix(38)))
+    }
+
     @Test func growsPastItsCapacity() {
         var buffer = ByteBuffer(capacity: 1)
         for i in 0..<10_000 { buffer.writeByte(UInt8(truncatingIfNeeded: i)) }

@@ -42,15 +42,34 @@ extension Request {
         _ request: HTTPRequest, transactions: inout [TransactionMetrics],
         decide: (HTTPResponse, Data?) async -> Step
     ) async throws(BluebonnetError) -> Exchanged {
-        let upload: UploadPlan
+        let upload = try uploadPlan(for: request)
+        // A body in memory (or none) leaves nothing to stop once the exchange is over: this frame,
+        // which the request's task holds during the exchange, keeps no result across a `finish()`.
+        guard upload.hasProducer else {
+            return try await exchange(request, upload: upload, transactions: &transactions, decide: decide)
+        }
+        return try await exchange(request, finishing: upload, transactions: &transactions, decide: decide)
+    }
+
+    /// The upload of `request`'s body, or why there is none (told to the monitors of an upload).
+    @inline(never)
+    private func uploadPlan(for request: HTTPRequest) throws(BluebonnetError) -> UploadPlan {
         do {
-            upload = try UploadPlan.make(for: request.content)
+            return try UploadPlan.make(for: request.content)
         } catch {
             if let uploadRequest = self as? UploadRequest {
                 eventMonitor.request(uploadRequest, didFailToCreateUploadableWithError: error)
             }
             throw error
         }
+    }
+
+    /// The exchange of a body a producer feeds: the producer is stopped once it is over.
+    @inline(never)
+    private func exchange(
+        _ request: HTTPRequest, finishing upload: UploadPlan, transactions: inout [TransactionMetrics],
+        decide: (HTTPResponse, Data?) async -> Step
+    ) async throws(BluebonnetError) -> Exchanged {
         let result: Result<Exchanged, BluebonnetError>
         do {
             result = .success(try await exchange(request, upload: upload, transactions: &transactions, decide: decide))
@@ -74,7 +93,8 @@ extension Request {
     // One function per path (download, streamed, collected), none inlined into this one, and the
     // preparation synchronous: the request's task holds the frames of the path it takes, not one
     // frame with every path's values and the preparation's temporaries (25 KB before, for each
-    // request in flight; see TaskFrames.swift).
+    // request in flight; see TaskFrames.swift); not inlined into its two callers either.
+    @inline(never)
     private func exchange(
         _ request: HTTPRequest, upload: UploadPlan, transactions: inout [TransactionMetrics],
         decide: (HTTPResponse, Data?) async -> Step

@@ -507,14 +507,19 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    var snapshot: Mutable {
+    /// What the pipeline reads of the request's settings, taken once when it starts.
+    struct PipelineSettings {
+        var validators: ValidationChain
+        var redirectHandler: (any RedirectHandler)?
+        var credential: URLCredential?
+    }
+
+    /// The settings the pipeline runs with: only these, not a copy of the whole `Mutable` (which
+    /// holds requests and an outcome), since `run()` keeps them in its async frame while the
+    /// request is in flight.
+    var snapshot: PipelineSettings {
         mutable.withLock { m in
-            var copy = Mutable()
-            copy.validators = m.validators
-            copy.redirectHandler = m.redirectHandler
-            copy.cachedResponseHandler = m.cachedResponseHandler
-            copy.credential = m.credential
-            return copy
+            PipelineSettings(validators: m.validators, redirectHandler: m.redirectHandler, credential: m.credential)
         }
     }
 

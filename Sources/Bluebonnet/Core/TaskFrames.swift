@@ -17,10 +17,15 @@
 // adapter's own frames) gets further slabs as it would without it.
 
 /// The frame bytes a request's task needs at its deepest on a small GET (`Request.run` down to
-/// the HTTP/1 exchange and the response's step): about 33 KB in a release build, with room to
-/// spare. `Bluebonnet:GET:Small`'s malloc count (scripts/allocations.sh) goes up when it is too
-/// small; each request in flight holds this much while it runs, so it is no larger than needed.
-typealias TaskFrameReserve = InlineArray<40960, UInt8>
+/// the HTTP/1 exchange and the response's step), with a little room: in a release build the
+/// pipeline's frames there add up to about 13 KB (`runOnce` 3.4, the exchange's dispatch 3.3, the
+/// collected exchange with `performHTTP1` inlined 5.6, the hand-off's closure 0.6), plus what the
+/// task allocates besides them. `Bluebonnet:GET:Small`'s malloc count (scripts/allocations.sh)
+/// is the same with 20 KiB as with 40, one more at 18 KiB and three more at 16. Each request in
+/// flight holds this much while it runs (5.5 MiB at 256), so it is no larger than needed; a frame
+/// that grows on this path shows in the gate. It was 40 KiB while `runOnce` held 11–12.5 KB of
+/// temporaries in its frame.
+typealias TaskFrameReserve = InlineArray<22528, UInt8>
 
 /// Allocates a frame of `TaskFrameReserve`'s size in the current task and gives it back, so that
 /// the task's stack allocator keeps one free slab that large for the frames that follow. Only the

@@ -101,7 +101,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     /// Lends the receive buffer this loop's readers share; give it back with
     /// ``returnReceiveBuffer(_:)`` after the read's bytes were handed on. A reader that keeps
-    /// some of them keeps the storage too (a later `clear()` then allocates afresh), but idle
+    /// some of them keeps the storage too (later reads go after them into its free tail, then to
+    /// new storage: `ByteBuffer.withUnsafeMutableReceiveBytes`), but idle
     /// connections hold no receive storage of their own: 256 idle keep-alive connections would
     /// otherwise hold 16 MiB of 64 KiB buffers. Loop thread only; nesting is safe (an inner
     /// borrower gets an empty buffer).

@@ -132,6 +132,24 @@ public struct Socket: ~Copyable, Sendable {
         return wouldBlock ? .wouldBlock : .processed(count)
     }
 
+    /// Reads up to `maxBytes` into `buffer` in place of its readable bytes, reusing storage that
+    /// readers of earlier reads still hold when its free tail has `minimumSharedTail` bytes (see
+    /// `ByteBuffer.withUnsafeMutableReceiveBytes`): for a receive buffer whose reads are handed on
+    /// as slices. Same results as ``read(into:maxBytes:)``.
+    package func receive(into buffer: inout ByteBuffer, maxBytes: Int, minimumSharedTail: Int) throws(IOError) -> IOResult<Int> {
+        var wouldBlock = false
+        let count = try buffer.withUnsafeMutableReceiveBytes(maxBytes: maxBytes, minimumSharedTail: minimumSharedTail) {
+            (region) throws(IOError) -> Int in
+            switch try Syscall.run("read", { Glibc.read(descriptor, region.baseAddress, region.count) }) {
+            case .processed(let n): return n
+            case .wouldBlock:
+                wouldBlock = true
+                return 0
+            }
+        }
+        return wouldBlock ? .wouldBlock : .processed(count)
+    }
+
     /// Sends as many of `bytes` as the kernel takes now; returns the count sent.
     ///
     /// Uses `send(2)` with `MSG_NOSIGNAL`: writing to a connection the peer reset throws `EPIPE`

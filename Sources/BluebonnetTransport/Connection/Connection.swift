@@ -47,6 +47,10 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     private static let ids = Atomic<UInt64>(1)
     /// Bytes asked of the kernel per read.
     static let readChunk = 64 * 1024
+    /// The fewest bytes asked of the kernel per read: while readers keep slices of the loop's
+    /// receive buffer (responses waiting for their tasks), reads go after them into its free
+    /// tail down to this size, then to a new buffer (`ByteBuffer.withUnsafeMutableReceiveBytes`).
+    static let minimumReadChunk = 16 * 1024
     /// Reads per readiness event before the loop serves others (the event is level-triggered).
     static let readsPerEvent = 4
 
@@ -306,10 +310,9 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         defer { eventLoop.returnReceiveBuffer(receiveBuffer) }
         for _ in 0..<Self.readsPerEvent {
             guard reading, !readEOF, state == .open else { return }
-            receiveBuffer.clear()
             let result: IOResult<Int>?
             do {
-                result = try socket?.read(into: &receiveBuffer, maxBytes: Self.readChunk)
+                result = try socket?.receive(into: &receiveBuffer, maxBytes: Self.readChunk, minimumSharedTail: Self.minimumReadChunk)
             } catch {
                 fail(.io(error))
                 return

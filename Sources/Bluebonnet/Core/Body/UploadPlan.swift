@@ -96,6 +96,9 @@ final class UploadPlan: Sendable {
     /// Why a producer failed, if one did.
     var bodyFailure: BluebonnetError? { failure.withLock { $0 } }
 
+    /// Whether a producer feeds the body (`finish()` has something to stop only then).
+    var hasProducer: Bool { produce != nil }
+
     /// Stops every producer this plan started and waits for them (the exchange is over).
     func finish() async {
         let all = started.withLock { s in
