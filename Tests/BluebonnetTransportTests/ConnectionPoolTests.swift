@@ -150,6 +150,54 @@ extension TransportSocketTests {
             await server.stop()
         }
 
+        /// A reused connection leased from off its loop is handed over through its `LoopHandoff`
+        /// every time (cleaned on its loop: no delegate, reading off), and every release installs
+        /// the same idle watcher again, which still sees the peer close after many rounds.
+        @Test func aReusedConnectionIsHandedOverAndWatchedEveryRound() async throws {
+            let server = try await TestServer.start(.echo)
+            try await withGroup { group in
+                let pool = ConnectionPool(group: group)
+                let endpoint = Self.plain(server)
+                var watchers: [ObjectIdentifier] = []
+                var connection: Connection?
+                for round in 0..<5 {
+                    let (pooled, onLoop, handedOver) = try await withCheckedThrowingContinuation {
+                        (continuation: CheckedContinuation<(PooledConnection, Bool, Bool), any Error>) in
+                        _ = pool.lease(endpoint.poolKey, endpoint: endpoint) { result in
+                            switch result {
+                            case .success(let pooled):
+                                continuation.resume(returning: (pooled, pooled.connection.eventLoop.inEventLoop, pooled.connection.delegate == nil))
+                            case .failure(let error):
+                                continuation.resume(throwing: error)
+                            }
+                        }
+                    }
+                    #expect(pooled.isReused == (round > 0))
+                    #expect(onLoop && handedOver, "round \(round): handed over on its loop, cleaned")
+                    #expect(try await Self.roundTrip(pooled, "r\(round)") == "r\(round)")
+                    connection = pooled.connection
+                    pool.release(pooled, reusable: true)
+                    // The watch was queued on the loop by the release; this runs after it.
+                    let watcher = try await pooled.connection.onLoop { connection -> ObjectIdentifier? in
+                        (connection.delegate as? ConnectionPool.IdleWatcher).map(ObjectIdentifier.init)
+                    }
+                    #expect(watcher != nil, "round \(round): the idle watcher is installed after the release")
+                    if let watcher { watchers.append(watcher) }
+                }
+                #expect(Set(watchers).count == 1, "one idle watcher per connection, reused")
+                try await server.closePeers()
+                if let connection {
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        connection.eventLoop.execute { connection.whenClosed { done.resume() } }
+                    }
+                }
+                #expect(pool.connectionCount == 0, "the watcher saw the peer close")
+                await pool.shutdown()
+                #expect(server.stats.value.accepted == 1)
+            }
+            await server.stop()
+        }
+
         /// `cancelLease` fails a waiting one-hop lease with `cancelled`; the pool forgets it.
         @Test func cancellingAWaitingLeaseHandlerFailsIt() async throws {
             let server = try await TestServer.start(.echo)

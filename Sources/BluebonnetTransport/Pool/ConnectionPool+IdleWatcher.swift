@@ -5,9 +5,10 @@ extension ConnectionPool {
     /// that arrives — end of stream (FIN or TLS close), a reset, or bytes nobody asked for — means
     /// the connection cannot carry another request. The pool hears `connectionClosedByPeer` and
     /// the connection is closed, so a stale connection is found before it is leased, not after.
-    final class IdleWatcher: ConnectionDelegate {
-        private let pool: ConnectionPool
-        private let connectionID: PoolStateMachine.ConnectionID
+    /// One per connection (its ``LoopHandoff`` keeps it), installed at every idle spell.
+    final class IdleWatcher: ConnectionDelegate, Sendable {
+        let pool: ConnectionPool
+        let connectionID: PoolStateMachine.ConnectionID
 
         init(pool: ConnectionPool, connectionID: PoolStateMachine.ConnectionID) {
             self.pool = pool

@@ -26,6 +26,8 @@ public final class ConnectionPool: Sendable {
     private struct Entry {
         var connection: Connection
         var key: PoolKey
+        /// Hands the connection to its loop for leases and idle watches.
+        let handoff: LoopHandoff
         /// Leases so far.
         var uses = 0
         /// Bumped on every lease; an idle watcher armed for an older value is not installed.
@@ -59,7 +61,7 @@ public final class ConnectionPool: Sendable {
     public typealias StatisticsObserver = @Sendable (_ old: PoolStatistics, _ new: PoolStatistics) -> Void
 
     /// Who waits for a lease: a suspended task, or a handler that takes the connection on its loop.
-    private enum Waiter {
+    enum Waiter {
         case task(CheckedContinuation<Result<PooledConnection, TransportError>, Never>)
         case onEventLoop(@Sendable (Result<PooledConnection, TransportError>) -> Void)
 
@@ -74,10 +76,10 @@ public final class ConnectionPool: Sendable {
     /// What one event needs done after unlocking.
     private enum Work {
         case create(PoolStateMachine.ConnectionID, PoolKey, Endpoint)
-        case lease(PooledConnection, detach: Bool, Waiter)
+        case lease(PooledConnection, detach: Bool, Waiter, LoopHandoff)
         case fail(TransportError, Waiter)
         case close(Connection)
-        case watch(Connection, PoolStateMachine.ConnectionID, epoch: UInt64)
+        case watch(LoopHandoff, epoch: UInt64)
         case syncTimer
         case shutdownComplete([CheckedContinuation<Void, Never>])
     }
@@ -257,7 +259,8 @@ public final class ConnectionPool: Sendable {
 
     private func connectionEstablished(_ id: PoolStateMachine.ConnectionID, _ key: PoolKey, _ connection: Connection) {
         _ = modify(idleCandidate: id) { state in
-            state.connections[id] = Entry(connection: connection, key: key)
+            let handoff = LoopHandoff(connection: connection, watcher: IdleWatcher(pool: self, connectionID: id))
+            state.connections[id] = Entry(connection: connection, key: key, handoff: handoff)
             return state.machine.connectionEstablished(connectionID: id, now: .now)
         }
     }
@@ -336,7 +339,7 @@ public final class ConnectionPool: Sendable {
                     connection: entry.connection, connectionID: id, requestID: request, key: entry.key,
                     isReused: entry.uses > 1)
                 if let waiter = state.waiters.removeValue(forKey: request) {
-                    work.append(.lease(pooled, detach: detach, waiter))
+                    work.append(.lease(pooled, detach: detach, waiter, entry.handoff))
                 }
             case .failLease(let request, let error):
                 if let waiter = state.waiters.removeValue(forKey: request) {
@@ -364,7 +367,7 @@ public final class ConnectionPool: Sendable {
         if let idleCandidate, !candidateTaken, var entry = state.connections[idleCandidate] {
             entry.watched = true
             state.connections[idleCandidate] = entry
-            work.append(.watch(entry.connection, idleCandidate, epoch: entry.leaseEpoch))
+            work.append(.watch(entry.handoff, epoch: entry.leaseEpoch))
         }
         if timerChanged { work.append(.syncTimer) }
         let waiters = takeShutdownWaiters(&state)
@@ -395,7 +398,7 @@ public final class ConnectionPool: Sendable {
                 case .failure(let error): self.connectionFailed(id, error)
                 }
             }
-        case .lease(let pooled, let detach, let waiter):
+        case .lease(let pooled, let detach, let waiter, let handoff):
             if !detach, case .task(let continuation) = waiter {
                 continuation.resume(returning: .success(pooled))
                 return
@@ -406,11 +409,7 @@ public final class ConnectionPool: Sendable {
             // stack, and gets it inline: no hop, the request written at once.
             let connection = pooled.connection
             if leasing && connection.eventLoop.inEventLoop {
-                if detach {
-                    connection.stopReading()
-                    connection.delegate = nil
-                }
-                waiter.deliver(.success(pooled))
+                LoopHandoff.deliver(pooled, detach: detach, to: waiter)
                 return
             }
             guard !connection.eventLoop.isShutDown else {
@@ -418,13 +417,7 @@ public final class ConnectionPool: Sendable {
                 waiter.deliver(.failure(.eventLoopShutDown))
                 return
             }
-            connection.eventLoop.execute {
-                if detach {
-                    connection.stopReading()
-                    connection.delegate = nil
-                }
-                waiter.deliver(.success(pooled))
-            }
+            handoff.handOver(pooled, detach: detach, to: waiter)
         case .fail(let error, let waiter):
             waiter.deliver(.failure(error))
         case .close(let connection):
@@ -432,22 +425,27 @@ public final class ConnectionPool: Sendable {
                 connection.close()
                 connection.whenClosed { self.closeFinished() }
             }
-        case .watch(let connection, let id, let epoch):
-            connection.eventLoop.execute {
-                let current = self.state.withLock { $0.connections[id].map { $0.leaseEpoch == epoch && $0.watched } ?? false }
-                guard current else { return }
-                guard connection.isOpen else {
-                    self.closedByPeer(id)
-                    return
-                }
-                connection.delegate = IdleWatcher(pool: self, connectionID: id)
-                connection.startReading()
-            }
+        case .watch(let handoff, let epoch):
+            handoff.watch(epoch: epoch)
         case .syncTimer:
             timerLoop.execute { self.syncTimer() }
         case .shutdownComplete(let waiters):
             for waiter in waiters { waiter.resume() }
         }
+    }
+
+    /// On the connection's loop: installs its idle watcher, unless the connection was leased (or
+    /// dropped) since the release that asked for it (`epoch` is no longer its lease epoch).
+    func installIdleWatcher(_ handoff: LoopHandoff, epoch: UInt64) {
+        let id = handoff.watcher.connectionID
+        let current = state.withLock { $0.connections[id].map { $0.leaseEpoch == epoch && $0.watched } ?? false }
+        guard current else { return }
+        guard handoff.connection.isOpen else {
+            closedByPeer(id)
+            return
+        }
+        handoff.connection.delegate = handoff.watcher
+        handoff.connection.startReading()
     }
 
     /// Applies the newest wanted timer deadline; runs on `timerLoop`.
