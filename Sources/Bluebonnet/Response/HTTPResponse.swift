@@ -1,5 +1,6 @@
 import BluebonnetHTTP1
 import FoundationEssentials
+import Synchronization
 
 /// Foundation's name for a response head: Bluebonnet's ``HTTPResponse``.
 ///
@@ -41,7 +42,22 @@ public final class HTTPResponse: Sendable, Hashable {
     public let version: HTTPVersion
     /// The header fields as received, in order. Values are decoded as UTF-8, with U+FFFD for
     /// bytes that are not (see ``rawHeaders`` for the exact bytes).
-    public let headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        if let made = madeHeaders.load() { return made.headers }
+        // A received response makes its strings when they are first read (many responses are
+        // never asked for them); threads racing here make equal values and keep the first.
+        return madeHeaders.storeIfNil(HeadersBox(receivedFields?.headers ?? HTTPHeaders())).headers
+    }
+
+    /// ``headers`` once made: at once by the public initialisers, on first use for a received
+    /// response.
+    private let madeHeaders = AtomicLazyReference<HeadersBox>()
+
+    private final class HeadersBox: Sendable {
+        let headers: HTTPHeaders
+
+        init(_ headers: HTTPHeaders) { self.headers = headers }
+    }
     /// The informational (1xx) responses that came before this one on the same exchange, in
     /// order: `103 Early Hints` (RFC 8297), `100 Continue` to an `Expect: 100-continue` request
     /// (RFC 9110 §15.2). Empty when none came. Each redirect hop has its own; this is the last
@@ -74,10 +90,10 @@ public final class HTTPResponse: Sendable, Hashable {
         self.statusCode = statusCode
         self.reason = reason
         self.version = version
-        self.headers = headers
         self.informationalResponses = informationalResponses
         self.trailers = trailers
         self.receivedFields = nil
+        _ = madeHeaders.storeIfNil(HeadersBox(headers))
     }
 
     /// A response head made the way Foundation makes one:
@@ -121,7 +137,6 @@ public final class HTTPResponse: Sendable, Hashable {
         self.statusCode = head.status
         self.reason = head.reason
         self.version = head.version
-        self.headers = head.headers.headers
         self.informationalResponses = informational.map(InformationalResponse.init(head:))
         self.trailers = trailers?.headers
         // Kept for `rawHeaders`: a copy of the head's bytes, not a share of the receive buffer.

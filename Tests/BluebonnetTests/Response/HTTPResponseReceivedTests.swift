@@ -37,6 +37,28 @@ import Testing
         #expect(response.rawHeaders.map(\.name) == ["X-Latin1", "X-UTF8", "x-latin1", "Content-Length"])
     }
 
+    /// A received response makes its header strings on first read: they are the fields in wire
+    /// order, repeats and spelling kept, the same on every read and from threads racing to be
+    /// first.
+    @Test func headersOfAReceivedResponseAreMadeOnFirstReadAsReceived() async throws {
+        let wire = Array("HTTP/1.1 200 OK\r\nDate: Wed, 25 Nov 2026 04:41:26 GMT\r\nset-cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n\r\nok".utf8)
+        let expected: [HTTPHeader] = [
+            HTTPHeader(name: "Date", value: "Wed, 25 Nov 2026 04:41:26 GMT"), HTTPHeader(name: "set-cookie", value: "a=1"),
+            HTTPHeader(name: "Set-Cookie", value: "b=2"), HTTPHeader(name: "Content-Length", value: "2"),
+        ]
+        let response = try Self.received(wire)
+        let reads = await withTaskGroup(of: [HTTPHeader].self) { group in
+            for _ in 0..<8 { group.addTask { Array(response.headers) } }
+            return await group.reduce(into: [[HTTPHeader]]()) { $0.append($1) }
+        }
+        #expect(reads.count == 8)
+        #expect(reads.allSatisfy { $0 == expected })
+        #expect(Array(response.headers) == expected)
+        #expect(response.headers.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        #expect(response.value(forHTTPHeaderField: "date") == "Wed, 25 Nov 2026 04:41:26 GMT")
+        #expect(response == (try Self.received(wire)), "equal before either has made its strings")
+    }
+
     @Test func rawFieldsOfAMadeResponseAreTheUTF8OfItsHeaders() {
         let response = HTTPResponse(url: Self.url, statusCode: 200, headers: ["A": "caf\u{E9}", "B": "x", "C": "y"])
         #expect(response.rawHeaders.map(\.value) == [[0x63, 0x61, 0x66, 0xC3, 0xA9], [0x78], [0x79]])
