@@ -52,6 +52,55 @@ extension TransportSocketTests {
             await server.stop()
         }
 
+        /// RFC 8446 §2 and §4.4.4: the client sends application data after its Finished, with no
+        /// wait. The handshake's last flight passes to the connection, whose first write takes it
+        /// along: a request written as the connection arrives leaves in the same TCP segment
+        /// (ClientHello, then Finished + request: 2 data segments). Without a write in that turn,
+        /// a loop task sends Finished alone (3 segments with the later write), and the server
+        /// completes the handshake either way.
+        @Test func theClientFinishedLeavesWithTheFirstWrite() async throws {
+            let server = try await TestServer.start(.echo, tls: try Certs.serverContext())
+            let configuration = try Certs.clientConfiguration()
+            _ = try TLSContextCache.shared.context(for: configuration)
+            let endpoint = Endpoint(host: "127.0.0.1", port: server.port, tls: configuration)
+            try await withGroup { group in
+                let loop = group.next()
+                for writesAtOnce in [true, false] {
+                    let connection = try await withCheckedThrowingContinuation {
+                        (continuation: CheckedContinuation<Connection, any Error>) in
+                        Connector.connect(to: endpoint, on: loop, timeouts: .init(), resolver: Resolver(), tunnel: nil) { result in
+                            if writesAtOnce, case .success(let connection) = result {
+                                connection.write(ByteBuffer(string: "ping"))
+                            }
+                            continuation.resume(with: result)
+                        }
+                    }
+                    #expect(connection.tls?.version == .tls1_3)
+                    let recorder = Recorder()
+                    try await connection.attach(recorder)
+                    if !writesAtOnce { try await connection.onLoop { $0.write(ByteBuffer(string: "ping")) } }
+                    let events = await recorder.events.wait { $0.bytes.count >= 4 }
+                    #expect(events.text == "ping")
+                    let segments = try await connection.onLoop { Self.dataSegmentsSent($0.descriptor) }
+                    #expect(segments == (writesAtOnce ? 2 : 3))
+                    try await connection.onLoop { $0.abort() }
+                }
+            }
+            await server.stop()
+        }
+
+        /// Linux's `tcp_info.tcpi_data_segs_out` (`linux/tcp.h`, since 4.6; byte offset 156, the
+        /// kernel only appends fields): data segments sent, retransmissions included. Nil when the
+        /// kernel's structure is shorter.
+        static func dataSegmentsSent(_ descriptor: Int32?) -> UInt32? {
+            guard let descriptor else { return nil }
+            var raw = [UInt8](repeating: 0, count: 256)
+            var length = socklen_t(raw.count)
+            let result = raw.withUnsafeMutableBytes { getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_INFO, $0.baseAddress, &length) }
+            guard result == 0, length >= 160 else { return nil }
+            return raw.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 156, as: UInt32.self) }
+        }
+
         @Test func theCallbackConnectReportsAnInvalidEndpoint() async throws {
             try await withGroup { group in
                 let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Connection, TransportError>, Never>) in

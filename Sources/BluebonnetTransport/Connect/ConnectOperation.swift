@@ -369,21 +369,24 @@ final class ConnectOperation: @unchecked Sendable {
                 return
             }
             if let ciphertext = engine.takeCiphertext() { handshakeQueue.append(ciphertext) }
+            if state == .complete {
+                // The handshake's last flight (TLS 1.3: the client's Finished) is not written
+                // here: it passes to the connection, whose first write (the request, when the
+                // lease is served in this loop turn) takes it along in the same call, so the
+                // server gets Finished and request in one segment (RFC 8446 §2: the client may
+                // send application data right after its Finished). `establish` has the rest
+                // written from a loop task otherwise.
+                handshakeDone()
+                return
+            }
             do {
                 try flushHandshake()
             } catch {
                 finish(.failure(.io(error)))
                 return
             }
-            switch state {
-            case .complete:
-                handshakeDone()
-                return
-            case .wantRead:
-                return
-            case .wantWrite:
-                continue
-            }
+            // `.wantWrite`: OpenSSL has more to say at once (memory BIOs never block).
+            if state == .wantRead { return }
         }
     }
 
@@ -480,6 +483,8 @@ final class ConnectOperation: @unchecked Sendable {
             return
         }
         finish(.success(connection))
+        // After the hand-over, so that a lease served on this loop queues its first write before.
+        connection.flushPendingWritesSoon()
     }
 
     /// Ends the operation: cleans up whatever is left and hands the result over (a connection

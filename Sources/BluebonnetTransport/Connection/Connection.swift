@@ -75,6 +75,10 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     private var reading = false
     private var readEOF = false
     private var waitedForWritable = false
+    /// The bytes queued at the start (the handshake's last flight) have not been tried yet: they
+    /// go with the first write or from ``flushPendingWritesSoon()``'s task, and ask for no
+    /// writability before.
+    private var holdsHandshakeTail = false
     private var closeNotified = false
     /// Aborts a graceful close that waits too long for its bytes to drain.
     private var closeTimer: Scheduled?
@@ -96,16 +100,18 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         self.engine = engine
         self.socket = consume socket
         for buffer in pendingWrites where !buffer.isEmpty { enqueue(buffer) }
+        holdsHandshakeTail = queuedBytes > 0
     }
 
     /// Takes over the socket's registration with the loop (the connect's, so the socket is
     /// registered once in its life), or registers it when `taken` is nil. The interest is readable
     /// — read interest goes lazily (see `updateInterest`), so the first `startReading()` costs no
-    /// `epoll_ctl` — and writable while bytes are queued.
+    /// `epoll_ctl`. Bytes queued at the start (the handshake's last flight) wait for the first
+    /// write or for ``flushPendingWritesSoon()``, not for writability.
     func activate(taking taken: Registration?) throws(IOError) {
         eventLoop.preconditionInEventLoop()
         guard let descriptor = socket?.descriptor else { return }
-        let interest: IOEvents = queuedBytes > 0 ? [.readable, .writable] : .readable
+        let interest: IOEvents = .readable
         let handler: (IOEvents) -> Void = { [weak self] events in self?.handle(events) }
         if let taken {
             // Ours from here on, also when the interest cannot be set: `teardown` drops it.
@@ -114,6 +120,24 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         } else {
             registration = try eventLoop.register(descriptor: descriptor, interest: interest, handler: handler)
         }
+    }
+
+    /// Writes the bytes queued at the start (the handshake's last flight) from a loop task queued
+    /// now, unless a write came first and took them along: the connect calls it after handing the
+    /// connection over, so a lease served on this loop writes the request in the same call.
+    func flushPendingWritesSoon() {
+        eventLoop.preconditionInEventLoop()
+        guard holdsHandshakeTail else { return }
+        eventLoop.execute { [weak self] in
+            guard let self, self.holdsHandshakeTail else { return }
+            self.flushFromLoop()
+        }
+    }
+
+    /// The socket's descriptor while open (tests read kernel counters through it). Loop only.
+    var descriptor: Int32? {
+        eventLoop.preconditionInEventLoop()
+        return socket?.descriptor
     }
 
     /// `Connection(#id, tls, remote)`.
@@ -189,7 +213,9 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         } else {
             for buffer in buffers where !buffer.isEmpty { enqueue(buffer) }
         }
-        guard wasEmpty, queuedBytes > 0 else { return }
+        // Not while waiting for writability; the handshake's last flight, never tried yet, goes
+        // with the first write.
+        guard wasEmpty || holdsHandshakeTail, queuedBytes > 0 else { return }
         do {
             _ = try flush()
         } catch {
@@ -392,6 +418,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
 
     /// Writes queued bytes until drained (true) or the kernel is full (false); sets the interest.
     private func flush() throws(IOError) -> Bool {
+        holdsHandshakeTail = false
         while queuedBytes > 0 {
             let end = Swift.min(queue.count, queueHead + Socket.maximumWriteVectorCount)
             let result: IOResult<Int>?
@@ -459,7 +486,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
         guard let registration else { return }
         var interest: IOEvents = []
         if reading && !readEOF && state == .open { interest.insert(.readable) }
-        if queuedBytes > 0 { interest.insert(.writable) }
+        if queuedBytes > 0 && !holdsHandshakeTail { interest.insert(.writable) }
         // Read interest goes lazily: an open connection keeps it after `stopReading()` until the
         // socket reports something nobody reads (`handle` then drops it for real). A pooled
         // connection passes between exchanges and the idle watcher, which all read, so the
