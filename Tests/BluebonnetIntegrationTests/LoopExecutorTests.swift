@@ -1,10 +1,13 @@
 import BluebonnetTestSupport
 import FoundationEssentials
+import Synchronization
 import Testing
 @testable import Bluebonnet
 
 /// `Session.executor` against nginx on loopback: a task preferring it runs its requests on the
-/// loop thread with no wake-up; a task on the global executor hands each request to the loop once.
+/// loop thread with no wake-up; a task on the global executor hands each request to the loop once,
+/// its pipeline runs on the connection's loop, and its serializer runs in the awaiting task, off
+/// the loops.
 @Suite(.timeLimit(.minutes(2)))
 struct LoopExecutorTests {
     static let requests = 50
@@ -75,6 +78,70 @@ struct LoopExecutorTests {
                 Issue.record("expected sessionInvalidated, got \(outcome)")
                 return
             }
+        }
+    }
+
+    /// Records whether it serializes on one of `group`'s loop threads.
+    final class WhereSerialized: DataResponseSerializerProtocol {
+        let session: Session
+        let onLoop = Mutex<[Bool]>([])
+
+        init(session: Session) { self.session = session }
+
+        func serialize(request: HTTPRequest?, response: HTTPResponse?, data: Data?, error: (any Error)?) throws -> Int {
+            onLoop.withLock { $0.append(session.group.currentLoop != nil) }
+            if let error { throw error }
+            return data?.count ?? 0
+        }
+    }
+
+    /// Issue 15: the default path's request starts its task on the loop of the session's latest
+    /// exchange, so its validators run on the connection's loop (the hand-off to the loop is the
+    /// task's start, and the response resumes it there), while a serializer runs in the awaiting
+    /// task, off the loops.
+    @Test func theDefaultPathValidatesOnTheConnectionsLoopAndSerializesOffTheLoops() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            let session = Self.session()
+            let url = server.baseURL.absoluteString + "/small.txt"
+            _ = try await session.request(url).serializingData().value
+            let validatedOnLoop = Mutex<[Bool]>([])
+            let serializer = WhereSerialized(session: session)
+            let before = session.group.loops.map { $0.wakeUpCount }.reduce(0, +)
+            for _ in 0..<Self.requests {
+                let size = try await session.request(url)
+                    .validate { _, _, _ in
+                        validatedOnLoop.withLock { $0.append(session.group.currentLoop != nil) }
+                        return .success(())
+                    }
+                    .serializingResponse(using: serializer).value
+                #expect(size == 100)
+            }
+            let wakeUps = session.group.loops.map { $0.wakeUpCount }.reduce(0, +) - before
+            #expect(validatedOnLoop.withLock { $0 } == Array(repeating: true, count: Self.requests))
+            #expect(serializer.onLoop.withLock { $0 } == Array(repeating: false, count: Self.requests))
+            #expect(wakeUps <= Self.requests, "\(wakeUps) loop wake-ups for \(Self.requests) requests")
+            #expect(session.pool.statistics.open == 1)
+            await session.shutdown()
+        }
+    }
+
+    /// A request with an interceptor keeps its task on the global executor: an adapter may block,
+    /// and only a caller preferring ``Session/executor`` puts such work on a loop thread.
+    @Test func anInterceptedRequestAdaptsOffTheLoops() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            let session = Self.session()
+            let url = server.baseURL.absoluteString + "/small.txt"
+            let adaptedOnLoop = Mutex<[Bool]>([])
+            let adapter = Adapter { request, _ in
+                adaptedOnLoop.withLock { $0.append(session.group.currentLoop != nil) }
+                return request
+            }
+            for _ in 0..<3 {
+                let body = try await session.request(url, interceptor: adapter).serializingData().value
+                #expect(body.count == 100)
+            }
+            #expect(adaptedOnLoop.withLock { $0 } == [false, false, false])
+            await session.shutdown()
         }
     }
 }

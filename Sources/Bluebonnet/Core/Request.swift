@@ -189,12 +189,15 @@ public class Request: @unchecked Sendable {
         }
         if let exchange { exchange.connection.eventLoop.execute { exchange.setSuspended(false) } }
         if start {
-            // Resumed on one of the session's loops (by a task preferring ``Session/executor``):
-            // the request's task prefers that loop too, so the whole request runs on its thread
-            // with no hop. From anywhere else it runs on the global executor (see
-            // <doc:LoopExecutor> for why the default path does not start it on a loop).
+            // The request's task prefers a loop of the session (see <doc:LoopExecutor>): the one
+            // it is resumed on (a task preferring ``Session/executor``), so the whole request runs
+            // on that thread with no hop; else the loop of the session's latest exchange, so that
+            // starting the task is the one hand-off to the loops and the response resumes it
+            // there (the awaiting task is then woken once). A request whose pipeline runs code
+            // that may block (an interceptor) or reads its body from a file or a stream runs on
+            // the global executor.
             let task: Task<Void, Never>
-            if let loop = session.group.currentLoop {
+            if let loop = session.group.currentLoop ?? startLoop {
                 task = Task(executorPreference: loop) {
                     await reserveTaskFrames()
                     await self.run()
@@ -208,6 +211,20 @@ public class Request: @unchecked Sendable {
             mutable.withLock { $0.task = task }
         }
         return self
+    }
+
+    /// The loop a request resumed off the session's loops starts its task on: the loop of the
+    /// session's latest exchange, which holds the connection it most likely gets. Nil (the
+    /// global executor) for a request whose pipeline runs an interceptor (an adapter or a
+    /// retrier may block), that streams its response (a data stream, a download) or that sends a
+    /// body not in memory: none of that work belongs on a loop thread unless the caller chose it
+    /// (``Session/executor``).
+    private var startLoop: EventLoop? {
+        guard session.interceptor == nil, interceptor == nil, case .collect = disposition,
+            case .success(let request) = built, request.content.isInMemory
+        else { return nil }
+        let loops = session.group.loops
+        return loops[session.latestExchangeLoop.load(ordering: .relaxed) % loops.count]
     }
 
     /// Suspends the request: one not started yet waits for ``resume()``; a running one stops
@@ -643,7 +660,8 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
 
 extension Request: HTTP1ExchangeObserver {
     func exchangeStarted(_ exchange: HTTP1Exchange) -> Bool {
-        mutable.withLock { m in
+        session.noteExchangeLoop(exchange.connection.eventLoop)
+        return mutable.withLock { m in
             m.exchange = exchange
             return m.state == .suspended
         }

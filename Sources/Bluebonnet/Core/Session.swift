@@ -99,6 +99,9 @@ public final class Session: Sendable {
 
     let group: EventLoopGroup
     let pool: ConnectionPool
+    /// The index in `group.loops` of the loop the session's latest exchange ran on: where a
+    /// request resumed off the session's loops starts its task (`Request.resume()`).
+    let latestExchangeLoop = Atomic<Int>(0)
     /// Metrics and tracing as resolved from ``configuration`` when the session was made; nil when
     /// neither records anything (the common case without backends: then they cost nothing).
     let telemetry: SessionTelemetry?
@@ -404,6 +407,16 @@ public final class Session: Sendable {
     /// The next ``URLSessionTask/taskIdentifier``: 1, 2, 3… in the order tasks are made.
     func nextTaskIdentifier() -> Int {
         taskIdentifiers.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Records that an exchange runs on `loop` (called on that loop): the loop the next
+    /// request's task starts on (`Request.resume()`). A store only when it changed.
+    func noteExchangeLoop(_ loop: EventLoop) {
+        let loops = group.loops
+        guard loops.count > 1, loops[latestExchangeLoop.load(ordering: .relaxed)] !== loop,
+            let index = loops.firstIndex(where: { $0 === loop })
+        else { return }
+        latestExchangeLoop.store(index, ordering: .relaxed)
     }
 
     func requestFinished(_ request: Request) {
