@@ -144,4 +144,26 @@ struct LoopExecutorTests {
             await session.shutdown()
         }
     }
+
+    /// The count of requests resumed off the loops (a request alone starts on the latest
+    /// exchange's loop, others on the global executor) comes back to zero once they end,
+    /// whether they succeed, fail before sending or are cancelled.
+    @Test func requestsStartedOffTheLoopsAreCountedUntilTheyFinish() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            let session = Self.session()
+            let url = server.baseURL.absoluteString + "/small.txt"
+            let bodies = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await session.request(url).serializingData().value.count } }
+                return try await group.reduce(0, +)
+            }
+            #expect(bodies == 20 * 100)
+            let unbuildable = await session.request("not a url").serializingData().result
+            #expect(unbuildable.error != nil)
+            let cancelled = session.request(server.baseURL.absoluteString + "/small.txt")
+            cancelled.resume().cancel()
+            _ = await cancelled.serializingData().result
+            #expect(session.requestsStartedOffLoops.load(ordering: .relaxed) == 0)
+            await session.shutdown()
+        }
+    }
 }
