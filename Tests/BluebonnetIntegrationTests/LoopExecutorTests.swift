@@ -19,6 +19,13 @@ struct LoopExecutorTests {
         return Session(configuration: configuration)
     }
 
+    /// The same, trusting the test CA.
+    static func tlsSession() throws -> Session {
+        var configuration = try TestCertificates.sessionConfiguration()
+        configuration.eventLoopCount = 2
+        return Session(configuration: configuration)
+    }
+
     @Test func aRequestPreferringTheExecutorRunsOnTheLoopWithoutAWakeUp() async throws {
         try await withTestServer(.nginx(tls: false)) { server in
             let session = Self.session()
@@ -95,14 +102,14 @@ struct LoopExecutorTests {
         }
     }
 
-    /// Issue 15: the default path's request starts its task on the loop of the session's latest
-    /// exchange, so its validators run on the connection's loop (the hand-off to the loop is the
-    /// task's start, and the response resumes it there), while a serializer runs in the awaiting
-    /// task, off the loops.
+    /// Issue 15: the default path's HTTPS request alone in flight starts its task on the loop of
+    /// the session's latest exchange, so its validators run on the connection's loop (the
+    /// hand-off to the loop is the task's start, and the response resumes it there), while a
+    /// serializer runs in the awaiting task, off the loops.
     @Test func theDefaultPathValidatesOnTheConnectionsLoopAndSerializesOffTheLoops() async throws {
-        try await withTestServer(.nginx(tls: false)) { server in
-            let session = Self.session()
-            let url = server.baseURL.absoluteString + "/small.txt"
+        try await withTestServer(.nginx(tls: true)) { server in
+            let session = try Self.tlsSession()
+            let url = try #require(server.tlsBaseURL).absoluteString + "/small.txt"
             _ = try await session.request(url).serializingData().value
             let validatedOnLoop = Mutex<[Bool]>([])
             let serializer = WhereSerialized(session: session)
@@ -147,22 +154,43 @@ struct LoopExecutorTests {
 
     /// The count of requests resumed off the loops (a request alone starts on the latest
     /// exchange's loop, others on the global executor) comes back to zero once they end,
-    /// whether they succeed, fail before sending or are cancelled.
+    /// whether they succeed, fail to connect or are cancelled.
     @Test func requestsStartedOffTheLoopsAreCountedUntilTheyFinish() async throws {
-        try await withTestServer(.nginx(tls: false)) { server in
-            let session = Self.session()
-            let url = server.baseURL.absoluteString + "/small.txt"
+        try await withTestServer(.nginx(tls: true)) { server in
+            let session = try Self.tlsSession()
+            let url = try #require(server.tlsBaseURL).absoluteString + "/small.txt"
             let bodies = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<20 { group.addTask { try await session.request(url).serializingData().value.count } }
                 return try await group.reduce(0, +)
             }
             #expect(bodies == 20 * 100)
-            let unbuildable = await session.request("not a url").serializingData().result
-            #expect(unbuildable.error != nil)
-            let cancelled = session.request(server.baseURL.absoluteString + "/small.txt")
+            let refused = await session.request("https://127.0.0.1:1/").serializingData().result
+            #expect(refused.error != nil)
+            let cancelled = session.request(url)
             cancelled.resume().cancel()
             _ = await cancelled.serializingData().result
             #expect(session.requestsStartedOffLoops.load(ordering: .relaxed) == 0)
+            await session.shutdown()
+        }
+    }
+
+    /// A plain-HTTP request keeps its task on the global executor (it measured slower started on
+    /// the loop): its validators run off the loops.
+    @Test func aPlainHTTPRequestValidatesOffTheLoops() async throws {
+        try await withTestServer(.nginx(tls: false)) { server in
+            let session = Self.session()
+            let url = server.baseURL.absoluteString + "/small.txt"
+            let validatedOnLoop = Mutex<[Bool]>([])
+            for _ in 0..<3 {
+                let body = try await session.request(url)
+                    .validate { _, _, _ in
+                        validatedOnLoop.withLock { $0.append(session.group.currentLoop != nil) }
+                        return .success(())
+                    }
+                    .serializingData().value
+                #expect(body.count == 100)
+            }
+            #expect(validatedOnLoop.withLock { $0 } == [false, false, false])
             await session.shutdown()
         }
     }
