@@ -226,9 +226,10 @@ public class Request: @unchecked Sendable {
     /// request whose pipeline runs no interceptor (an adapter or a retrier may block), that
     /// collects its response (not a data stream or a download) and sends a body in memory: none
     /// of that other work belongs on a loop thread unless the caller chose it
-    /// (``Session/executor``). Plain HTTP keeps the global executor: over loopback it measured
-    /// slower started on the loop (13 % fewer requests per second over one connection), where
-    /// HTTPS, whose switches cost more next to the TLS work, gained 8 % (<doc:LoopExecutor>).
+    /// (``Session/executor``). Plain HTTP keeps the global executor: over loopback it showed no
+    /// clear gain started on the loop (13 % fewer requests per second over one connection in one
+    /// set of runs), where HTTPS, whose switches cost more next to the TLS work, gained 8 %
+    /// (<doc:LoopExecutor>).
     private var startsOnALoop: Bool {
         guard session.interceptor == nil, interceptor == nil, case .collect = disposition,
             case .success(let request) = built
