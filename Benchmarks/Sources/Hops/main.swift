@@ -12,7 +12,10 @@
 // across them, divided by the requests; and the requests per second. One line of JSON per path on standard output.
 //
 //   swift build -c release --package-path Benchmarks --product hops
-//   Benchmarks/.build/release/hops [--paths default,executor] [--requests 20000] [--warmup 1000]
+//   Benchmarks/.build/release/hops [--paths default,executor] [--requests 20000] [--warmup 1000] [--tls]
+//
+// `--tls`: the same over HTTPS (nginx's TLS port), the session trusting the test CA through its
+// configuration (`tls.trustRoots`), every other setting at its default.
 //
 // Run it on a quiet machine and compare paths within one run; `perf stat -e
 // context-switches,cpu-migrations` around it counts nginx too (a child process).
@@ -49,7 +52,7 @@ func option(_ name: String, _ fallback: String) -> String {
     return arguments[index + 1]
 }
 
-func run(_ path: String, session: Session, url: String, requests: Int, warmup: Int) async throws {
+func run(_ path: String, session: Session, url: String, tls: Bool, requests: Int, warmup: Int) async throws {
     func send(_ count: Int) async throws {
         for _ in 0..<count {
             let body = try await session.request(url).serializingData().value
@@ -74,7 +77,7 @@ func run(_ path: String, session: Session, url: String, requests: Int, warmup: I
     func per(_ value: Int) -> String { String(format: "%.2f", Double(value) / n) }
     print(
         """
-        {"path":"\(path)","requests":\(requests),"requestsPerSecond":\(Int(n / seconds)),\
+        {"path":"\(path)","tls":\(tls),"requests":\(requests),"requestsPerSecond":\(Int(n / seconds)),\
         "voluntarySwitchesPerRequest":\(per(after.voluntary - before.voluntary)),\
         "involuntarySwitchesPerRequest":\(per(after.involuntary - before.involuntary)),\
         "timeslicesPerRequest":\(per(after.timeslices - before.timeslices)),\
@@ -90,14 +93,17 @@ func stopServer() {
     nginx.stop()
     try? FileManager.default.removeItem(atPath: work)
 }
-let url = "http://127.0.0.1:\(nginx.port)/small.txt"
+let tls = CommandLine.arguments.contains("--tls")
+let url = tls ? "https://127.0.0.1:\(nginx.tlsPort)/small.txt" : "http://127.0.0.1:\(nginx.port)/small.txt"
 let requests = Int(option("--requests", "20000")) ?? 20_000
 let warmup = Int(option("--warmup", "1000")) ?? 1_000
 do {
     for path in option("--paths", "default,executor").split(separator: ",") {
         // A default session per path, as a user makes one.
-        let session = Session()
-        try await run(String(path), session: session, url: url, requests: requests, warmup: warmup)
+        var configuration = SessionConfiguration()
+        if tls { configuration.tls.trustRoots = .certificates([.pemFile(path: repo.caFile)]) }
+        let session = Session(configuration: configuration)
+        try await run(String(path), session: session, url: url, tls: tls, requests: requests, warmup: warmup)
         await session.shutdown()
     }
 } catch {

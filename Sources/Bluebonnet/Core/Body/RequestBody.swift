@@ -110,6 +110,14 @@ public struct RequestBody: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the content is in memory (none, or bytes): sending it reads no file or stream.
+    var isInMemory: Bool {
+        switch storage {
+        case .empty, .data: true
+        case .file, .stream, .multipart: false
+        }
+    }
+
     /// The content when it is bytes in memory, else nil.
     public var data: Data? {
         if case .data(let data) = storage { return data }
