@@ -40,18 +40,25 @@ public enum ContentCoding: Hashable, Sendable {
     /// - Throws: ``CompressionError/Kind/unsupportedCoding`` naming the first coding that is not
     ///   `gzip`, `x-gzip`, `deflate` or `identity` (for example `br`, `zstd`, `compress`).
     public static func parse(contentEncoding: String) throws(CompressionError) -> [ContentCoding] {
+        // Element by element in place, names compared without case folding a copy: no array of
+        // elements and no lowercased string per response (a gzipped response parses this once).
         var codings: [ContentCoding] = []
-        for element in contentEncoding.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            let trimmed = element.trimmingOWS()
-            if trimmed.isEmpty { continue }
-            switch Substring(trimmed).lowercased() {
-            case "gzip", "x-gzip": codings.append(.gzip)
-            case "deflate": codings.append(.deflate)
-            case "identity": continue
-            default: throw CompressionError(code: .unsupportedCoding(String(Substring(trimmed))))
+        var rest = contentEncoding.utf8[...]
+        while true {
+            let end = rest.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
+            let trimmed = rest[..<end].trimmingOWS()
+            if trimmed.isEmpty {
+                // An empty list element (RFC 9110 §5.6.1): ignored.
+            } else if trimmed.equalsASCIICaseInsensitive("gzip") || trimmed.equalsASCIICaseInsensitive("x-gzip") {
+                codings.append(.gzip)
+            } else if trimmed.equalsASCIICaseInsensitive("deflate") {
+                codings.append(.deflate)
+            } else if !trimmed.equalsASCIICaseInsensitive("identity") {
+                throw CompressionError(code: .unsupportedCoding(String(Substring(trimmed))))
             }
+            guard end != rest.endIndex else { return codings }
+            rest = rest[rest.index(after: end)...]
         }
-        return codings
     }
 }
 
@@ -63,5 +70,16 @@ extension Substring.UTF8View {
             return self[endIndex...]
         }
         return self[first...last]
+    }
+
+    /// Whether the bytes spell `name` (lowercase ASCII) in any ASCII case. Coding names are ASCII
+    /// tokens (RFC 9110 §8.4.1), and no other byte folds onto an ASCII letter of theirs, so this
+    /// answers what comparing `lowercased()` text would.
+    fileprivate func equalsASCIICaseInsensitive(_ name: StaticString) -> Bool {
+        let expected = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        guard count == expected.count else { return false }
+        return zip(self, expected).allSatisfy { byte, lower in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+        }
     }
 }

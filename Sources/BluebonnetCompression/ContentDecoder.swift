@@ -50,7 +50,8 @@ public final class ContentDecoder {
     ///   more than ``DecompressionLimits/maximumCodings`` codings are stacked;
     ///   ``CompressionError/Kind/zlibFailure`` when zlib cannot set up a stream (out of memory).
     public init(codings: [ContentCoding], limits: DecompressionLimits = .default) throws(CompressionError) {
-        let applied = codings.filter { $0 != .identity }
+        // Parsed codings hold no `identity`: filtering them anyway would copy the array.
+        let applied = codings.contains(.identity) ? codings.filter { $0 != .identity } : codings
         guard applied.count <= limits.maximumCodings else {
             throw CompressionError(code: .codingsExceeded(limit: limits.maximumCodings, count: applied.count))
         }

@@ -33,6 +33,12 @@ import Testing
         ("x-compress", "x-compress"),
         ("gzip;q=1", "gzip;q=1"),
         (" Brotli ", "Brotli"),
+        // Only ASCII letters fold: no other byte (nor a non-ASCII letter) matches a coding name.
+        ("x\rgzip", "x\rgzip"),
+        ("GZİP", "GZİP"),
+        ("ｇｚｉｐ", "ｇｚｉｐ"),
+        ("gzip2", "gzip2"),
+        ("gzi", "gzi"),
     ])
     func rejectsUnknownCodingsByName(value: String, name: String) {
         #expect {

@@ -85,6 +85,26 @@ extension PosixTests {
             await loop.shutdownGracefully()
         }
 
+        /// A task preferring the loop, resumed on it, runs on through its hop back to the generic
+        /// executor after the `await`: one job per resumption. Jobs run isolated to the loop made
+        /// that hop a change of isolation, and queued a second job for the rest of the task.
+        @Test func aResumedTaskRunsOnThroughItsHopToTheGenericExecutor() async throws {
+            let loop = try EventLoop()
+            let rounds = 100
+            let jobs = await withTaskExecutorPreference(loop) {
+                let before = loop.jobsRunCount
+                for _ in 0..<rounds {
+                    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                        loop.execute { continuation.resume() }
+                    }
+                }
+                return loop.jobsRunCount - before
+            }
+            #expect(jobs >= rounds)
+            #expect(jobs <= rounds + rounds / 10, "\(jobs) jobs for \(rounds) resumptions")
+            await loop.shutdownGracefully()
+        }
+
         @Test func anActorOnTheLoopIsIsolatedByItsThread() async throws {
             let loop = try EventLoop()
             let actor = LoopActor(loop: loop)

@@ -8,8 +8,9 @@
 //
 // For each path: a warm-up, then `--requests` requests, and the process's voluntary and involuntary
 // context switches (`getrusage(RUSAGE_SELF)`, every thread) and the times its threads were put on a
-// CPU (`/proc/self/task/*/schedstat`, third field) and the process's CPU time (user + system)
-// across them, divided by the requests; and the requests per second. One line of JSON per path on standard output.
+// CPU (`/proc/self/task/*/schedstat`, third field) and the process's CPU time (user + system, and
+// user alone: the kernel's share moves with where nginx runs) across them, divided by the
+// requests; and the requests per second. One line of JSON per path on standard output.
 //
 //   swift build -c release --package-path Benchmarks --product hops
 //   Benchmarks/.build/release/hops [--paths default,executor] [--requests 20000] [--warmup 1000] [--tls]
@@ -28,6 +29,7 @@ struct Census {
     var involuntary = 0
     var timeslices = 0
     var cpuMicroseconds = 0
+    var userMicroseconds = 0
     var at = ContinuousClock.now
 
     static func now() -> Census {
@@ -41,8 +43,11 @@ struct Census {
                 if fields.count >= 3, let count = Int(fields[2].filter(\.isNumber)) { slices += count }
             }
         }
-        let cpu = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec
-        return Census(voluntary: usage.ru_nvcsw, involuntary: usage.ru_nivcsw, timeslices: slices, cpuMicroseconds: cpu, at: .now)
+        let user = usage.ru_utime.tv_sec * 1_000_000 + usage.ru_utime.tv_usec
+        let cpu = user + usage.ru_stime.tv_sec * 1_000_000 + usage.ru_stime.tv_usec
+        return Census(
+            voluntary: usage.ru_nvcsw, involuntary: usage.ru_nivcsw, timeslices: slices, cpuMicroseconds: cpu,
+            userMicroseconds: user, at: .now)
     }
 }
 
@@ -81,7 +86,8 @@ func run(_ path: String, session: Session, url: String, tls: Bool, requests: Int
         "voluntarySwitchesPerRequest":\(per(after.voluntary - before.voluntary)),\
         "involuntarySwitchesPerRequest":\(per(after.involuntary - before.involuntary)),\
         "timeslicesPerRequest":\(per(after.timeslices - before.timeslices)),\
-        "cpuMicrosecondsPerRequest":\(per(after.cpuMicroseconds - before.cpuMicroseconds))}
+        "cpuMicrosecondsPerRequest":\(per(after.cpuMicroseconds - before.cpuMicroseconds)),\
+        "userMicrosecondsPerRequest":\(per(after.userMicroseconds - before.userMicroseconds))}
         """)
 }
 

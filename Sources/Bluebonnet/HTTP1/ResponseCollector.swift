@@ -75,8 +75,7 @@ struct ResponseCollector {
     mutating func head(_ head: ResponseHead) throws(HTTP1Exchange.Rejection) {
         self.head = head
         guard head.framing != .none else { return }
-        let codings = configuration.decodesContent ? head.headers.values(name: "Content-Encoding") : []
-        guard !codings.isEmpty else {
+        guard configuration.decodesContent, let contentEncoding = Self.contentEncoding(of: head) else {
             // An announced length is known before the first byte: refuse one over the limit now,
             // and make room for the body once (no regrowth, no copy of what already arrived).
             if case .contentLength(let length) = head.framing {
@@ -88,7 +87,7 @@ struct ResponseCollector {
             return
         }
         do {
-            let decoder = try ContentDecoder(contentEncoding: codings.joined(separator: ", "), limits: configuration.decompressionLimits)
+            let decoder = try ContentDecoder(contentEncoding: contentEncoding, limits: configuration.decompressionLimits)
             if !decoder.codings.isEmpty { self.decoder = decoder }
         } catch {
             throw .contentDecoding(error)
@@ -145,10 +144,9 @@ struct ResponseCollector {
     mutating func passHead(_ head: ResponseHead) throws(HTTP1Exchange.Rejection) {
         self.head = head
         guard configuration.decodesContent, head.framing != .none else { return }
-        let codings = head.headers.values(name: "Content-Encoding")
-        guard !codings.isEmpty else { return }
+        guard let contentEncoding = Self.contentEncoding(of: head) else { return }
         do {
-            let decoder = try ContentDecoder(contentEncoding: codings.joined(separator: ", "), limits: configuration.decompressionLimits)
+            let decoder = try ContentDecoder(contentEncoding: contentEncoding, limits: configuration.decompressionLimits)
             if !decoder.codings.isEmpty { self.decoder = decoder }
         } catch {
             throw .contentDecoding(error)
@@ -192,6 +190,16 @@ struct ResponseCollector {
             head: head, informational: informational, body: ByteBuffer(), trailers: trailers,
             decodedCodings: decoder?.codings ?? [])
         return (response, tail)
+    }
+
+    /// The head's `Content-Encoding` field lines as one list value (joined with `, `, RFC 9110
+    /// §5.3), nil without any: no array of values for the one line a coded response has.
+    private static func contentEncoding(of head: ResponseHead) -> String? {
+        var combined: String?
+        for field in head.headers where field.hasName("Content-Encoding") {
+            combined = combined.map { $0 + ", " + field.value } ?? field.value
+        }
+        return combined
     }
 
     private mutating func checkLimit() throws(HTTP1Exchange.Rejection) {

@@ -133,8 +133,7 @@ public struct TransactionMetrics: Sendable, Hashable {
     /// Copies the connection's facts (and its set-up instants when it is new).
     mutating func record(connection: Connection, isReused: Bool) {
         isReusedConnection = isReused
-        remoteAddress = connection.remoteAddress?.description
-        localAddress = connection.localAddress?.description
+        (remoteAddress, localAddress) = connection.addressDescriptions
         tlsVersion = connection.tls?.version
         tlsCipher = connection.tls?.cipher
         guard !isReused else { return }

@@ -67,9 +67,24 @@ extension EventLoop: TaskExecutor, SerialExecutor {
         inEventLoop || (StoppedLoopJobs.shared.isCurrentThread && isShutDown)
     }
 
-    /// Runs a job on the loop thread, isolated to the loop and with the loop as its task executor.
+    /// Runs a job on the loop thread with the loop as its task executor, and no serial executor.
+    ///
+    /// Not `isolatedTo:` the loop: the runtime would then take every hop of the job's task to the
+    /// generic executor (the entry of a nonisolated async function, the return from an `await`)
+    /// for a change of isolation, and enqueue the rest of the task on its preferred executor —
+    /// this loop — instead of running on, a trip through the job queue per hop. Run this way, a
+    /// task preferring the loop stays on it through such hops. An actor on the loop is still
+    /// isolated by the loop's one thread (`checkIsolated()` answers for it); its hops to itself
+    /// take that trip instead, and no actor of Bluebonnet's runs on a loop.
     func runJob(_ job: UnownedJob) {
-        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        job.runSynchronously(on: asUnownedTaskExecutor())
+    }
+
+    /// How many Swift jobs this loop has run on its thread from its local queue (those enqueued
+    /// on the loop thread itself). Loop thread only; for tests.
+    package var jobsRunCount: Int {
+        preconditionInEventLoop()
+        return confined.jobsRun
     }
 
     /// Runs the jobs queued on the loop thread, and those they queue, for a few rounds: a task that
@@ -80,7 +95,10 @@ extension EventLoop: TaskExecutor, SerialExecutor {
         var rounds = 0
         while !state.jobs.isEmpty && rounds < 16 {
             swap(&state.jobs, &state.runningJobs)
-            for job in state.runningJobs { runJob(job) }
+            for job in state.runningJobs {
+                state.jobsRun &+= 1
+                runJob(job)
+            }
             state.runningJobs.removeAll(keepingCapacity: true)
             rounds += 1
         }

@@ -422,6 +422,8 @@ extension EventLoop {
         var jobs: [UnownedJob] = []
         /// The array `runLocalJobs` swaps in while it runs a batch (kept for its capacity).
         var runningJobs: [UnownedJob] = []
+        /// Swift jobs run from `jobs` so far (`jobsRunCount`).
+        var jobsRun = 0
         /// False once the loop left its run loop: jobs then go to the stopped loops' runner.
         var acceptsJobs = true
         /// The `epoll_wait` output array (packed `struct epoll_event`s, read through the C shims).

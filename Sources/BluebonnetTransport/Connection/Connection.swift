@@ -84,6 +84,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     private var closeTimer: Scheduled?
     private var closeHandlers: [() -> Void] = []
     private var _receivedTLSCloseNotify = false
+    private var _addressDescriptions: (remote: String?, local: String?)?
 
     init(
         socket: consuming Socket, eventLoop: EventLoop, engine: TLSEngine?, pendingWrites: [ByteBuffer],
@@ -163,6 +164,17 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     /// Whether the connection is open (not closing or closed). Readable from any thread; on
     /// other threads the answer may be out of date by the time it is used.
     public var isOpen: Bool { openFlag.load(ordering: .acquiring) }
+
+    /// ``remoteAddress`` and ``localAddress`` as text (`SocketAddress.description`), made on first
+    /// use and kept: every request's metrics carry them, and formatting an address (`inet_ntop`,
+    /// with a `sprintf` inside) would cost each request of a kept-alive connection twice. Loop only.
+    package var addressDescriptions: (remote: String?, local: String?) {
+        eventLoop.preconditionInEventLoop()
+        if let made = _addressDescriptions { return made }
+        let made = (remote: remoteAddress?.description, local: localAddress?.description)
+        _addressDescriptions = made
+        return made
+    }
 
     /// Bytes queued and not yet handed to the kernel (ciphertext for TLS). Loop only.
     public var pendingWriteBytes: Int {
