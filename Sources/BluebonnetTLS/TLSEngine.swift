@@ -65,6 +65,8 @@ public final class TLSEngine {
     private(set) var verifiedHost: String?
     /// Whether `handshake()` has returned `.complete`.
     public private(set) var isHandshakeComplete = false
+    /// Storage for ``takeCiphertext()``, reused while nobody else holds it.
+    private var outgoing = ByteBuffer()
 
     /// A client engine for `serverName`:`port`.
     ///
@@ -212,15 +214,30 @@ public final class TLSEngine {
     }
 
     /// The ciphertext to send to the peer, or nil when there is none. Call after every other call.
+    ///
+    /// The returned buffer's storage is reused by the next call once nobody else holds it (the
+    /// usual case: the socket took the bytes at once and the caller dropped the buffer), so a
+    /// keep-alive request allocates no buffer for its ciphertext. Value semantics are unchanged: a
+    /// buffer still held is never written to.
     public func takeCiphertext() -> ByteBuffer? {
         let pending = Int(BIO_ctrl_pending(writeBIO))
         guard pending > 0 else { return nil }
-        var buffer = ByteBuffer(capacity: pending)
-        _ = buffer.withUnsafeMutableWritableBytes(minimumWritableBytes: pending) { raw in
+        // Allocates only when the last buffer is still held (queued behind a full socket).
+        outgoing.clear()
+        _ = outgoing.withUnsafeMutableWritableBytes(minimumWritableBytes: pending) { raw in
             Int(max(0, BIO_read(writeBIO, raw.baseAddress, Int32(pending))))
         }
-        return buffer
+        let ciphertext = outgoing
+        if outgoing.capacity > Self.retainedCiphertextCapacity {
+            // A large write's storage goes with its bytes: an idle connection keeps little.
+            outgoing = ByteBuffer()
+        }
+        return ciphertext
     }
+
+    /// The largest ciphertext storage kept for reuse between ``takeCiphertext()`` calls: a few
+    /// full TLS records (16 KiB of plaintext each).
+    static let retainedCiphertextCapacity = 64 * 1024
 
     // MARK: Handshake
 

@@ -34,32 +34,26 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     /// digest of its settings). Equality is `AnyHashable`'s: values of different types are
     /// unequal, except that numbers compare by value (`Identity(1) == Identity(Int64(1))`).
     public struct Identity: Hashable, Sendable, CustomStringConvertible {
-        private let base: any Hashable & Sendable
-        /// `base`'s hash, taken once: the pool hashes and compares keys on every lease, and a
-        /// TLS configuration is a large value to hash each time.
-        private let baseHash: Int
+        /// The wrapped value in a class box: copies of a key share it (a TLS configuration is a
+        /// large value), and keys compared on a lease most often hold the same box or boxes of
+        /// one type, which compare without an existential cast.
+        private let box: any IdentityBox
 
         /// An identity wrapping `base`.
-        public init(_ base: some Hashable & Sendable) {
-            self.base = base
-            self.baseHash = base.hashValue
+        public init<Base: Hashable & Sendable>(_ base: Base) {
+            self.box = TypedIdentityBox(base)
         }
 
         /// Whether both wrap equal values of the same type.
         public static func == (lhs: Identity, rhs: Identity) -> Bool {
-            guard lhs.baseHash == rhs.baseHash else { return false }
-            func equals<Base: Hashable>(_ left: Base) -> Bool {
-                guard let right = rhs.base as? Base else { return false }
-                return left == right
-            }
-            return equals(lhs.base)
+            lhs.box === rhs.box || (lhs.box.hash == rhs.box.hash && lhs.box.wraps(equalTo: rhs.box))
         }
 
         /// Hashes the wrapped value (its hash, taken when the identity was made).
-        public func hash(into hasher: inout Hasher) { hasher.combine(baseHash) }
+        public func hash(into hasher: inout Hasher) { hasher.combine(box.hash) }
 
         /// The wrapped value, described.
-        public var description: String { String(describing: base) }
+        public var description: String { box.description }
     }
 
     /// A proxy connections of this key go through (an HTTP `CONNECT` tunnel for TLS schemes,
@@ -128,4 +122,37 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 private func asciiLowercased(_ string: String) -> String {
     guard string.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return string }
     return String(decoding: string.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+}
+
+/// The box behind ``PoolKey/Identity``: the wrapped value's hash, taken once (the pool hashes and
+/// compares keys on every lease, and a TLS configuration is a large value to hash each time), and
+/// its equality.
+private protocol IdentityBox: AnyObject, Sendable, CustomStringConvertible {
+    var hash: Int { get }
+    /// The wrapped value as an existential, for comparisons across box types.
+    var anyBase: any Hashable & Sendable { get }
+    /// Whether `other` wraps a value equal to this box's (and of the same type).
+    func wraps(equalTo other: any IdentityBox) -> Bool
+}
+
+private final class TypedIdentityBox<Base: Hashable & Sendable>: IdentityBox {
+    let base: Base
+    let hash: Int
+
+    init(_ base: Base) {
+        self.base = base
+        self.hash = base.hashValue
+    }
+
+    var description: String { String(describing: base) }
+
+    var anyBase: any Hashable & Sendable { base }
+
+    func wraps(equalTo other: any IdentityBox) -> Bool {
+        // Same type: a class cast and a typed comparison. Otherwise the existential cast the
+        // wrapped values would get.
+        if let other = other as? TypedIdentityBox<Base> { return base == other.base }
+        guard let right = other.anyBase as? Base else { return false }
+        return base == right
+    }
 }
