@@ -280,15 +280,7 @@ final class ConnectOperation: @unchecked Sendable {
 
     private func tunnelEvent(_ events: IOEvents) {
         guard case .tunneling = phase, var handshake = tunnel else { return }
-        if events.contains(.writable) {
-            do {
-                try flushHandshake()
-            } catch {
-                finish(.failure(.io(error)))
-                return
-            }
-        }
-        guard !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) else { return }
+        guard shouldRead(after: events) else { return }
         receiveBuffer.clear()
         let step: ProxyTunnelStep
         do throws(TransportError) {
@@ -405,17 +397,24 @@ final class ConnectOperation: @unchecked Sendable {
         }
     }
 
-    private func handshakeEvent(_ events: IOEvents) {
-        guard case .handshaking = phase, let engine else { return }
+    /// The part the tunnel's and the handshake's event handlers share: flushes queued bytes
+    /// when the socket is writable (a failed write finishes the operation) and says whether the
+    /// events call for a read.
+    private func shouldRead(after events: IOEvents) -> Bool {
         if events.contains(.writable) {
             do {
                 try flushHandshake()
             } catch {
                 finish(.failure(.io(error)))
-                return
+                return false
             }
         }
-        guard !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) else { return }
+        return !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error])
+    }
+
+    private func handshakeEvent(_ events: IOEvents) {
+        guard case .handshaking = phase, let engine else { return }
+        guard shouldRead(after: events) else { return }
         receiveBuffer.clear()
         let result: IOResult<Int>?
         do {
