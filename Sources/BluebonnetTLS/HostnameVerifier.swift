@@ -87,17 +87,31 @@ enum IPAddress {
         return nil
     }
 
+    /// Whether `text` is an IP literal that ``parse(_:)`` accepts, without making its bytes.
+    static func isLiteral(_ text: String) -> Bool {
+        if scanIPv4(Substring(text)) != nil { return true }
+        return text.contains(":") && parseIPv6(text) != nil
+    }
+
     static func parseIPv4(_ text: Substring) -> [UInt8]? {
-        // Byte by byte, with no intermediate arrays: every engine for an IP-literal server runs it.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(4)
-        var value = 0
+        guard let address = scanIPv4(text) else { return nil }
+        return [UInt8(address >> 24), UInt8(truncatingIfNeeded: address >> 16), UInt8(truncatingIfNeeded: address >> 8),
+            UInt8(truncatingIfNeeded: address)]
+    }
+
+    /// A dotted quad as one number, first byte highest. Byte by byte, with no intermediate arrays:
+    /// every engine for an IP-literal server runs it.
+    private static func scanIPv4(_ text: Substring) -> UInt32? {
+        var address: UInt32 = 0
+        var parts = 0
+        var value: UInt32 = 0
         var digits = 0
         var leadingZero = false
         for byte in text.utf8 {
             if byte == UInt8(ascii: ".") {
-                guard digits > 0, bytes.count < 3 else { return nil }
-                bytes.append(UInt8(value))
+                guard digits > 0, parts < 3 else { return nil }
+                address = address << 8 | value
+                parts += 1
                 (value, digits, leadingZero) = (0, 0, false)
                 continue
             }
@@ -105,13 +119,12 @@ enum IPAddress {
                 !leadingZero  // no leading zeros: "010" is ambiguous (octal)
             else { return nil }
             if digits == 0 && byte == UInt8(ascii: "0") { leadingZero = true }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            value = value * 10 + UInt32(byte - UInt8(ascii: "0"))
             digits += 1
             guard digits <= 3, value <= 255 else { return nil }
         }
-        guard digits > 0, bytes.count == 3 else { return nil }
-        bytes.append(UInt8(value))
-        return bytes
+        guard digits > 0, parts == 3 else { return nil }
+        return address << 8 | value
     }
 
     static func parseIPv6(_ text: String) -> [UInt8]? {

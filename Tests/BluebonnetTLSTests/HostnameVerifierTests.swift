@@ -111,6 +111,12 @@ import Testing
         ("\u{0661}.2.3.4", nil), ("::1.2.3", nil),
     ]
 
+    /// `TLSEngine` asks only whether its server name is a literal; the answer must be the parser's.
+    @Test(arguments: literals)
+    func literalCheckAgreesWithTheParser(_ text: String, _ expected: [UInt8]?) {
+        #expect(IPAddress.isLiteral(text) == (expected != nil))
+    }
+
     static let names: [(String, String)] = [
         ("example.com", "example.com"), ("example.com.", "example.com"), (".", "."), ("..", "."),
         ("[::1]", "::1"), ("[::1].", "[::1]"), ("[]", ""), ("[", "["), ("]", "]"), ("", ""),
