@@ -38,10 +38,20 @@ public enum HostnameVerifier {
 
     /// Removes surrounding brackets (`[::1]`) and one trailing dot.
     static func normalize(_ name: String) -> String {
-        var text = Substring(name)
-        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
-        if text.hasSuffix("."), text.count > 1 { text = text.dropLast() }
-        return String(text)
+        // On the UTF-8 view: every engine normalizes its server name, and a name that needs no
+        // change (the usual case) is returned as it is, without a copy.
+        let utf8 = name.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        if utf8.first == UInt8(ascii: "["), utf8.last == UInt8(ascii: "]"), utf8.count >= 2 {
+            start = utf8.index(after: start)
+            end = utf8.index(before: end)
+        }
+        if start < end, utf8[utf8.index(before: end)] == UInt8(ascii: "."), utf8.distance(from: start, to: end) > 1 {
+            end = utf8.index(before: end)
+        }
+        guard start != utf8.startIndex || end != utf8.endIndex else { return name }
+        return String(Substring(utf8[start..<end]))
     }
 
     /// The lower-cased labels of an ASCII name, or nil when it is not ASCII or has an empty label.
@@ -77,18 +87,44 @@ enum IPAddress {
         return nil
     }
 
+    /// Whether `text` is an IP literal that ``parse(_:)`` accepts, without making its bytes.
+    static func isLiteral(_ text: String) -> Bool {
+        if scanIPv4(Substring(text)) != nil { return true }
+        return text.contains(":") && parseIPv6(text) != nil
+    }
+
     static func parseIPv4(_ text: Substring) -> [UInt8]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        var bytes: [UInt8] = []
-        for part in parts {
-            guard (1...3).contains(part.count), part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                part.count == 1 || part.first != "0",  // no leading zeros: "010" is ambiguous (octal)
-                let value = UInt8(part)
+        guard let address = scanIPv4(text) else { return nil }
+        return [UInt8(address >> 24), UInt8(truncatingIfNeeded: address >> 16), UInt8(truncatingIfNeeded: address >> 8),
+            UInt8(truncatingIfNeeded: address)]
+    }
+
+    /// A dotted quad as one number, first byte highest. Byte by byte, with no intermediate arrays:
+    /// every engine for an IP-literal server runs it.
+    private static func scanIPv4(_ text: Substring) -> UInt32? {
+        var address: UInt32 = 0
+        var parts = 0
+        var value: UInt32 = 0
+        var digits = 0
+        var leadingZero = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, parts < 3 else { return nil }
+                address = address << 8 | value
+                parts += 1
+                (value, digits, leadingZero) = (0, 0, false)
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"),
+                !leadingZero  // no leading zeros: "010" is ambiguous (octal)
             else { return nil }
-            bytes.append(value)
+            if digits == 0 && byte == UInt8(ascii: "0") { leadingZero = true }
+            value = value * 10 + UInt32(byte - UInt8(ascii: "0"))
+            digits += 1
+            guard digits <= 3, value <= 255 else { return nil }
         }
-        return bytes
+        guard digits > 0, parts == 3 else { return nil }
+        return address << 8 | value
     }
 
     static func parseIPv6(_ text: String) -> [UInt8]? {

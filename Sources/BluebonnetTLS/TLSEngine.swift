@@ -98,7 +98,7 @@ public final class TLSEngine {
         _ = cbluebonnet_SSL_set_app_data(ssl, Unmanaged.passUnretained(self).toOpaque())
 
         OpenSSLErrorQueue.clear()
-        let isIP = IPAddress.parse(host) != nil
+        let isIP = IPAddress.isLiteral(host)
         if !isIP, cbluebonnet_SSL_set_tlsext_host_name(ssl, host) != 1 {
             throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot set SNI \(host)")
         }

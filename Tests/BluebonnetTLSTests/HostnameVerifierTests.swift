@@ -104,7 +104,30 @@ import Testing
         ("::", zero16), ("2001:db8::1", documentation), ("fe80::1%eth0", nil), ("1::2::3", nil),
         ("12345::", nil), (":::", nil), ("::ffff:1.2.3.4", mapped), ("1:2:3:4:5:6:7:8", eightGroups),
         ("1:2:3:4:5:6:7:8:9", nil), ("1:2:3:4:5:6:7", nil), ("localhost", nil),
+        // The IPv4 parser's edges: empty parts, zeros, leading zeros, signs, non-ASCII digits.
+        ("0.0.0.0", [0, 0, 0, 0]), ("0.10.100.200", [0, 10, 100, 200]), ("", nil), (".1.2.3", nil),
+        ("1..2.3", nil), ("1.2.3.", nil), ("1.2.3.4.", nil), ("1.2.3.00", nil), ("1.2.3.0400", nil),
+        ("1.2.3.1000", nil), ("1.2.3.-4", nil), ("+1.2.3.4", nil), ("1.2.3.4 ", nil),
+        ("\u{0661}.2.3.4", nil), ("::1.2.3", nil),
     ]
+
+    /// `TLSEngine` asks only whether its server name is a literal; the answer must be the parser's.
+    @Test(arguments: literals)
+    func literalCheckAgreesWithTheParser(_ text: String, _ expected: [UInt8]?) {
+        #expect(IPAddress.isLiteral(text) == (expected != nil))
+    }
+
+    static let names: [(String, String)] = [
+        ("example.com", "example.com"), ("example.com.", "example.com"), (".", "."), ("..", "."),
+        ("[::1]", "::1"), ("[::1].", "[::1]"), ("[]", ""), ("[", "["), ("]", "]"), ("", ""),
+        ("[127.0.0.1.]", "127.0.0.1"), ("caf\u{E9}.", "caf\u{E9}"),
+    ]
+
+    /// Brackets around an IPv6 literal and one trailing dot go; nothing else changes.
+    @Test(arguments: names)
+    func normalizesServerNames(_ name: String, _ expected: String) {
+        #expect(HostnameVerifier.normalize(name) == expected)
+    }
 
     @Test(arguments: literals)
     func parsesIPLiterals(_ text: String, _ expected: [UInt8]?) {

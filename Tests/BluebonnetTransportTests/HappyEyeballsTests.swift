@@ -11,6 +11,8 @@ import Testing
     static let v6b = SocketAddress(ipAddress: "2001:db8::2", port: 443)!
     static let v4a = SocketAddress(ipAddress: "192.0.2.1", port: 443)!
     static let v4b = SocketAddress(ipAddress: "192.0.2.2", port: 443)!
+    static let unixA = try! SocketAddress(unixDomainSocketPath: "/tmp/a.sock")
+    static let unixB = try! SocketAddress(unixDomainSocketPath: "/tmp/b.sock")
     static let refused = IOError(errno: 111, function: "connect")
     static let unreachable = IOError(errno: 101, function: "connect")
 
@@ -28,6 +30,13 @@ import Testing
         ([v4a, v4b], [v4a, v4b]),
         ([v4a, v6a], [v6a, v4a]),
         ([SocketAddress](), [SocketAddress]()),
+        // One family: the resolver's order as it is.
+        ([v4b, v4a], [v4b, v4a]),
+        ([v6b, v6a], [v6b, v6a]),
+        ([v4a], [v4a]),
+        ([unixA, unixB], [unixA, unixB]),
+        // Other families keep their place at the end.
+        ([unixA, v4a, v6a], [v6a, v4a, unixA]),
     ])
     func interleavesFamiliesPreferringIPv6(input: [SocketAddress], expected: [SocketAddress]) {
         #expect(HE.interleave(input) == expected)

@@ -25,6 +25,16 @@ final class ConnectOperation: @unchecked Sendable {
         var delivered = false
     }
 
+    /// Which of the operation's timers (one at a time, in `timer`) a due timer is: its token.
+    private enum TimerKind: UInt64 {
+        /// The Happy Eyeballs machine's next attempt or its deadline.
+        case happyEyeballs = 1
+        /// The proxy's answer to `CONNECT`.
+        case tunnel
+        /// The TLS handshake's timeout.
+        case handshake
+    }
+
     private enum Phase {
         /// Racing attempts. → `tunneling` (proxy tunnel), `handshaking` (TLS) or `done`.
         case connecting
@@ -142,7 +152,7 @@ final class ConnectOperation: @unchecked Sendable {
                 closeAttempt(id)
             case .scheduleTimer(let deadline):
                 timer?.cancel()
-                timer = loop.scheduleTask(deadline: deadline) { self.timerFired() }
+                timer = loop.scheduleTimer(deadline: deadline, target: self, token: TimerKind.happyEyeballs.rawValue)
             case .cancelTimer:
                 timer?.cancel()
                 timer = nil
@@ -261,7 +271,7 @@ final class ConnectOperation: @unchecked Sendable {
 
     private func startTunnel() {
         phase = .tunneling
-        timer = loop.scheduleTask(in: timeouts.connect) { self.tunnelTimedOut() }
+        timer = loop.scheduleTimer(deadline: .after(timeouts.connect), target: self, token: TimerKind.tunnel.rawValue)
         do throws(TransportError) {
             guard var handshake = tunnel else { return }
             let request = try handshake.start()
@@ -280,15 +290,7 @@ final class ConnectOperation: @unchecked Sendable {
 
     private func tunnelEvent(_ events: IOEvents) {
         guard case .tunneling = phase, var handshake = tunnel else { return }
-        if events.contains(.writable) {
-            do {
-                try flushHandshake()
-            } catch {
-                finish(.failure(.io(error)))
-                return
-            }
-        }
-        guard !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) else { return }
+        guard shouldRead(after: events) else { return }
         receiveBuffer.clear()
         let step: ProxyTunnelStep
         do throws(TransportError) {
@@ -351,7 +353,7 @@ final class ConnectOperation: @unchecked Sendable {
             return
         }
         if let leftover, !leftover.isEmpty { engine?.feedCiphertext(leftover) }
-        timer = loop.scheduleTask(in: timeouts.tlsHandshake) { self.handshakeTimedOut() }
+        timer = loop.scheduleTimer(deadline: .after(timeouts.tlsHandshake), target: self, token: TimerKind.handshake.rawValue)
         driveHandshake()
     }
 
@@ -405,17 +407,24 @@ final class ConnectOperation: @unchecked Sendable {
         }
     }
 
-    private func handshakeEvent(_ events: IOEvents) {
-        guard case .handshaking = phase, let engine else { return }
+    /// The part the tunnel's and the handshake's event handlers share: flushes queued bytes
+    /// when the socket is writable (a failed write finishes the operation) and says whether the
+    /// events call for a read.
+    private func shouldRead(after events: IOEvents) -> Bool {
         if events.contains(.writable) {
             do {
                 try flushHandshake()
             } catch {
                 finish(.failure(.io(error)))
-                return
+                return false
             }
         }
-        guard !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) else { return }
+        return !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error])
+    }
+
+    private func handshakeEvent(_ events: IOEvents) {
+        guard case .handshaking = phase, let engine else { return }
+        guard shouldRead(after: events) else { return }
         receiveBuffer.clear()
         let result: IOResult<Int>?
         do {
@@ -500,5 +509,17 @@ final class ConnectOperation: @unchecked Sendable {
         try? handshakeSocket.take()?.close()
         engine = nil
         if !deliver(result), case .success(let connection) = result { connection.abort() }
+    }
+}
+
+extension ConnectOperation: EventLoopTimerTarget {
+    /// A timer is due, on the loop (no closure per timer: a connect arms two or three).
+    func eventLoopTimerFired(token: UInt64) {
+        switch TimerKind(rawValue: token) {
+        case .happyEyeballs?: timerFired()
+        case .tunnel?: tunnelTimedOut()
+        case .handshake?: handshakeTimedOut()
+        case nil: break
+        }
     }
 }

@@ -96,15 +96,20 @@ public struct HappyEyeballs: Sendable {
             return [.failed(.connectTimeout([]))]
         }
         var actions: [Action] = []
+        actions.reserveCapacity(2)
         startNext(now: now, into: &actions)
-        return finish(actions)
+        return finish(&actions)
     }
 
     /// The attempt connected.
     public mutating func attemptSucceeded(_ id: AttemptID, now: ContinuousClock.Instant) -> [Action] {
         guard case .racing = state, inFlight.remove(id) != nil else { return [] }
         state = .finished
-        var actions: [Action] = inFlight.sorted().map { .cancelAttempt($0) }
+        // Sized once: a connect's every event allocates its action list, the common one-address
+        // connect nothing more.
+        var actions: [Action] = []
+        actions.reserveCapacity(inFlight.count + 2)
+        for other in inFlight.sorted() { actions.append(.cancelAttempt(other)) }
         inFlight.removeAll()
         if armedTimer != nil { actions.append(.cancelTimer) }
         armedTimer = nil
@@ -131,7 +136,7 @@ public struct HappyEyeballs: Sendable {
         } else {
             nextAttemptAt = nil
         }
-        return finish(actions)
+        return finish(&actions)
     }
 
     /// The timer fired (or the shell wants due work done): starts the next attempt when its delay
@@ -144,7 +149,7 @@ public struct HappyEyeballs: Sendable {
         if let at = nextAttemptAt, at.hasPassed(at: now), next < addresses.count {
             startNext(now: now, into: &actions)
         }
-        return finish(actions)
+        return finish(&actions)
     }
 
     /// The caller gave up: cancels the attempts in flight. No `.failed` action follows.
@@ -183,8 +188,9 @@ public struct HappyEyeballs: Sendable {
     }
 
     /// Appends the timer action the state needs.
-    private mutating func finish(_ actions: [Action]) -> [Action] {
-        var actions = actions
+    private mutating func finish(_ actions: inout [Action]) -> [Action] {
+        // In place: a copy of the caller's list would be a second reference, and the append
+        // below a copy of the storage.
         let wanted = nextAttemptAt.map { Swift.min($0, deadline) } ?? deadline
         if armedTimer != wanted {
             armedTimer = wanted
@@ -199,6 +205,8 @@ public struct HappyEyeballs: Sendable {
     /// IPv6 when there is any IPv6 address ("First Address Family Count" of 1), each family keeping
     /// the resolver's (RFC 6724) order. Other families (Unix) keep their place at the end.
     public static func interleave(_ addresses: [SocketAddress]) -> [SocketAddress] {
+        // One family (a numeric host, most lookups): the order is the resolver's, no copy.
+        if let first = addresses.first, addresses.allSatisfy({ $0.family == first.family }) { return addresses }
         let v6 = addresses.filter { $0.family == .inet6 }
         let v4 = addresses.filter { $0.family == .inet }
         let others = addresses.filter { $0.family != .inet6 && $0.family != .inet }
