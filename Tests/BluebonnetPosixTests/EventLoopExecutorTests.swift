@@ -17,6 +17,20 @@ private actor LoopActor {
         counter += 1
         return loop.inEventLoop
     }
+
+    /// Awaits its own isolated async method (a hop back to itself, which goes through the loop's
+    /// queue since jobs run with the loop as task executor only), then checks its isolation.
+    func incrementTwiceThroughItself() async -> Bool {
+        let first = await incrementLater()
+        let second = await incrementLater()
+        assertIsolated("the actor's own hop left its isolation")
+        return first && second && loop.inEventLoop
+    }
+
+    private func incrementLater() async -> Bool {
+        await Task.yield()
+        return increment()
+    }
 }
 
 extension PosixTests {
@@ -114,6 +128,13 @@ extension PosixTests {
             }
             #expect(results.allSatisfy { $0 }, "an actor job ran off the loop thread")
             #expect(await actor.counter == 100)
+            // Hops of the actor back to itself, from a task on the global executor and from one
+            // preferring the loop, stay on the loop thread and isolated (`checkIsolated`).
+            #expect(await actor.incrementTwiceThroughItself())
+            #expect(await withTaskExecutorPreference(loop) { await actor.incrementTwiceThroughItself() })
+            #expect(await actor.counter == 104)
+            let counted = try await loop.submit { actor.assumeIsolated { $0.counter } }
+            #expect(counted == 104)
             // `checkIsolated`/`isIsolatingCurrentContext` agree with the thread.
             let isolated = try await loop.submit { loop.isIsolatingCurrentContext() }
             #expect(isolated == true)
