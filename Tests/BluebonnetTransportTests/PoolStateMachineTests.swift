@@ -64,6 +64,14 @@ import Testing
         #expect(PoolKey(scheme: .httpUnix, host: "/run/A.sock", port: 80).host == "/run/A.sock")
         #expect(PoolKey(scheme: .httpUnix, host: "/run/a.sock", port: 80).port == 0)
         #expect(PoolKey.Identity(1) != PoolKey.Identity("1"))
+        // Same type or unequal, numbers included (not `AnyHashable`'s numeric equality).
+        #expect(PoolKey.Identity(1) != PoolKey.Identity(Int64(1)))
+        #expect(PoolKey.Identity(Int64(1)) == PoolKey.Identity(Int64(1)))
+        // A copy shares its box; a new identity of an equal value is equal and hashes alike.
+        let pinnedIdentity = PoolKey.Identity("pinned")
+        let copy = pinnedIdentity
+        #expect(copy == pinnedIdentity)
+        #expect(PoolKey.Identity("pinned").hashValue == pinnedIdentity.hashValue)
         #expect(PoolKey.Identity("pinned") == PoolKey.Identity("pinned"))
         #expect(plain.description == "https://a.example:443")
         #expect(proxied.description == "https://a.example:443 via proxy:3128")

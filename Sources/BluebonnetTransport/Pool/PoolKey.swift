@@ -31,8 +31,9 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     ///
     /// Use a value that changes whenever the configuration would make a connection behave
     /// differently (for example an object identifier of an immutable TLS configuration, or a
-    /// digest of its settings). Equality is `AnyHashable`'s: values of different types are
-    /// unequal, except that numbers compare by value (`Identity(1) == Identity(Int64(1))`).
+    /// digest of its settings). Two identities are equal when they wrap equal values of the same
+    /// type: values of different types are unequal, numbers included (`Identity(1)` and
+    /// `Identity(Int64(1))` differ, where `AnyHashable` would call them equal).
     public struct Identity: Hashable, Sendable, CustomStringConvertible {
         /// The wrapped value in a class box: copies of a key share it (a TLS configuration is a
         /// large value), and keys compared on a lease most often hold the same box or boxes of
