@@ -18,8 +18,10 @@ import Synchronization
 /// `Listening at: http://127.0.0.1:<port>`, `openssl s_server`'s `ACCEPT 127.0.0.1:<port>`, and
 /// for nginx (which prints nothing) its pid file holding the child's PID — nginx writes it after
 /// binding its sockets — followed by a TCP connect. Those signals are found by re-reading the log
-/// files (or pid file) every 2 ms until a deadline (`readinessTimeout`, 30 s by default, for
-/// a loaded 2-core machine): bounded polling, never a fixed sleep. A child that exits before it
+/// files (or pid file) after 2 ms, then after pauses doubling up to 16 ms, until a deadline
+/// (`readinessTimeout`, 30 s by default, for a loaded 2-core machine): bounded polling, never a
+/// fixed sleep. At most ``concurrentStarts`` servers start at once; the deadline counts from a
+/// start's turn. A child that exits before it
 /// is ready fails `start` at once with its logs in the error.
 ///
 /// Ports: every server but nginx binds port 0 and reports the port the OS picked. nginx cannot, so
@@ -100,8 +102,18 @@ public final class TestServer: Sendable {
     /// nginx's document root (shared, read-only for tests): small.txt, data.json, 1m.bin, 64m.bin.
     public let docroot: URL?
 
-    /// How long `start` waits for readiness.
+    /// How long `start` waits for readiness, counted from when its turn to start comes.
     public static let readinessTimeout: Duration = .seconds(30)
+
+    /// How many servers of this process may be starting at once (twice the cores, at least 4).
+    ///
+    /// A test run begins with every suite's tests at once: unbounded, about 200 Python servers and
+    /// dozens of nginx were spawned together on a 2-core machine (load average 80), each start
+    /// polling its logs, and on a slower machine some printed nothing within the readiness
+    /// timeout. Starts beyond the limit wait their turn (on their own thread, not the pool's);
+    /// a started server does not hold a place, so tests that nest servers cannot deadlock.
+    public static let concurrentStarts = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    private static let startGate = DispatchSemaphore(value: concurrentStarts)
     /// How long `stop` waits after SIGTERM before SIGKILL.
     public static let stopTimeout: Duration = .seconds(5)
 
@@ -150,6 +162,8 @@ public final class TestServer: Sendable {
     /// Starts `kind` and returns once it accepts connections; throws with the server's logs if it
     /// exits or stays silent past `readinessTimeout`.
     public static func start(_ kind: Kind) throws -> TestServer {
+        startGate.wait()
+        defer { startGate.signal() }
         let directory = try makeTemporaryDirectory(kind)
         do {
             return try start(kind, in: directory)
@@ -453,7 +467,9 @@ private struct Child {
     let directory: URL
     let name: String
 
+    /// The first poll's pause; each further pause doubles, up to `longestPause`.
     private static let pollInterval: Duration = .milliseconds(2)
+    private static let longestPause: Duration = .milliseconds(16)
 
     func path(_ stream: Stream) -> String {
         directory.appendingPathComponent("\(name).\(stream == .stdout ? "stdout" : "stderr").log").path
@@ -495,9 +511,10 @@ private struct Child {
         return nil
     }
 
-    /// Re-checks `ready` every 2 ms until it holds (true), the child exits (false) or the
-    /// deadline passes (throws).
+    /// Re-checks `ready` (after 2 ms, then doubling pauses up to 16 ms) until it holds (true), the
+    /// child exits (false) or the deadline passes (throws).
     func poll(deadline: ContinuousClock.Instant, _ kind: TestServer.Kind, _ ready: () throws -> Bool) throws -> Bool {
+        var interval = Self.pollInterval
         while true {
             if try ready() { return true }
             if exitStatus() != nil { return try ready() }
@@ -506,7 +523,7 @@ private struct Child {
                 terminate()
                 throw TestServer.Failure("\(kind) was not ready within \(TestServer.readinessTimeout):\n\(logs)")
             }
-            Self.pause()
+            Self.pause(&interval)
         }
     }
 
@@ -535,9 +552,10 @@ private struct Child {
 
     /// Waits for the child to exit by itself; its status, or nil at the deadline.
     func waitForExit(deadline: ContinuousClock.Instant) -> Int32? {
+        var interval = Self.pollInterval
         while ContinuousClock.now < deadline {
             if let status = exitStatus() { return status }
-            Self.pause()
+            Self.pause(&interval)
         }
         return nil
     }
@@ -551,7 +569,8 @@ private struct Child {
             let exited = waitForExit(deadline: .now + TestServer.stopTimeout) != nil
             if !exited {
                 kill(pid, SIGKILL)
-                while exitStatus() == nil { Self.pause() }
+                var interval = Self.pollInterval
+                while exitStatus() == nil { Self.pause(&interval) }
             }
         }
         // Anything the server left behind in its own group (its PID is the group's ID): killed,
@@ -560,14 +579,18 @@ private struct Child {
         if kill(-pid, 0) == 0 {
             kill(-pid, SIGKILL)
             let deadline = ContinuousClock.now + TestServer.stopTimeout
+            var interval = Self.pollInterval
             while kill(-pid, 0) == 0 && ContinuousClock.now < deadline {
-                Self.pause()
+                Self.pause(&interval)
             }
         }
     }
 
-    private static func pause() {
-        var interval = timespec(tv_sec: 0, tv_nsec: Int(pollInterval.components.attoseconds / 1_000_000_000))
-        nanosleep(&interval, nil)
+    /// Sleeps `interval`, then doubles it up to `longestPause`: a quick server is seen within a
+    /// few milliseconds, a slow one is not read hundreds of times a second.
+    private static func pause(_ interval: inout Duration) {
+        var time = timespec(tv_sec: 0, tv_nsec: Int(interval.components.attoseconds / 1_000_000_000))
+        nanosleep(&time, nil)
+        interval = min(interval * 2, longestPause)
     }
 }
