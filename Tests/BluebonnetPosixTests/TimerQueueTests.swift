@@ -1,3 +1,4 @@
+import BluebonnetCore
 @testable import BluebonnetPosix
 import Testing
 
@@ -14,7 +15,7 @@ extension PosixTests {
         @Test(arguments: [1, 7, 42, 2024, 99_991])
         func popsInDeadlineThenSchedulingOrderWithRandomCancels(seed: UInt64) {
             var random = SplitMix(seed: seed)
-            let base = ContinuousClock.now
+            let base = MonotonicTime.now
             var queue = TimerQueue()
             let fired = LoopRecord<[Int]>([])
             var live: [(offset: Int, index: Int)] = []
@@ -40,7 +41,7 @@ extension PosixTests {
         }
 
         @Test func reportsTheEarliestLiveDeadline() {
-            let base = ContinuousClock.now
+            let base = MonotonicTime.now
             var queue = TimerQueue()
             let (first, isEarliest) = queue.insert(deadline: base.advanced(by: .seconds(1))) {}
             #expect(isEarliest)
@@ -53,7 +54,7 @@ extension PosixTests {
         }
 
         @Test func doesNotPopTasksBeforeTheirDeadline() {
-            let base = ContinuousClock.now
+            let base = MonotonicTime.now
             var queue = TimerQueue()
             _ = queue.insert(deadline: base.advanced(by: .milliseconds(10))) {}
             var due: [TimerWork] = []

@@ -17,7 +17,7 @@ import Testing
     static let unreachable = IOError(errno: 101, function: "connect")
 
     /// `origin` plus `ms` milliseconds.
-    func ms(_ ms: Int) -> ContinuousClock.Instant { origin.advanced(by: .milliseconds(ms)) }
+    func ms(_ ms: Int) -> MonotonicTime { origin.advanced(by: .milliseconds(ms)) }
 
     func machine(_ addresses: [SocketAddress], timeoutMS: Int = 10_000) -> HE {
         HE(addresses: addresses, attemptDelay: .milliseconds(250), deadline: Deadline(ms(timeoutMS)))

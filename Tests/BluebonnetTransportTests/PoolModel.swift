@@ -37,7 +37,7 @@ struct PoolModel {
         var description: String {
             switch self {
             case .leaseRequested(let id, let key, let deadline):
-                "leaseRequested(\(id), \(key.host), deadline: \(deadline.map { milliseconds($0.instant) } ?? "none"))"
+                "leaseRequested(\(id), \(key.host), deadline: \(deadline.map { milliseconds($0.time) } ?? "none"))"
             case .established(let id): "established(\(id))"
             case .failed(let id): "failed(\(id))"
             case .released(let id, let reusable): "released(\(id), reusable: \(reusable))"
@@ -57,7 +57,7 @@ struct PoolModel {
         case connecting
         /// Established or released in the current event, not yet leased, idle or closed.
         case ready
-        case idle(since: ContinuousClock.Instant)
+        case idle(since: MonotonicTime)
         case leased(RID)
         case closed
     }
@@ -65,7 +65,7 @@ struct PoolModel {
     struct Connection {
         let key: PoolKey
         var state = ConnectionState.connecting
-        var establishedAt: ContinuousClock.Instant?
+        var establishedAt: MonotonicTime?
         var uses = 0
         var peerClosed = false
     }
@@ -83,7 +83,7 @@ struct PoolModel {
     }
 
     let configuration: PoolStateMachine.Configuration
-    private(set) var now: ContinuousClock.Instant
+    private(set) var now: MonotonicTime
     /// Connections that are not closed.
     private(set) var connections: [CID: Connection] = [:]
     /// Closed connections (kept for races and for "action on a closed connection" checks).
@@ -96,10 +96,10 @@ struct PoolModel {
     private(set) var shutdownRequested = false
     private(set) var shutdownComplete = false
     /// Keys that may be backing off (set on a failure that failed no waiter), with the failure time.
-    private var backoffSince: [PoolKey: ContinuousClock.Instant] = [:]
+    private var backoffSince: [PoolKey: MonotonicTime] = [:]
     /// The last failure of each key that failed no waiter, until an establishment for the key: no
     /// attempt may start within the initial backoff after it.
-    private var lastUnchargedFailure: [PoolKey: ContinuousClock.Instant] = [:]
+    private var lastUnchargedFailure: [PoolKey: MonotonicTime] = [:]
     /// How often interesting things happened, to show the driver reaches them.
     private(set) var coverage: [String: Int] = [:]
     private var nextRequest: UInt64 = 0
@@ -113,7 +113,7 @@ struct PoolModel {
     private var waitingBefore = 0
     private var liveOthersAfterFailure = 0
 
-    init(configuration: PoolStateMachine.Configuration, now: ContinuousClock.Instant) {
+    init(configuration: PoolStateMachine.Configuration, now: MonotonicTime) {
         self.configuration = configuration
         self.now = now
     }
@@ -139,7 +139,7 @@ struct PoolModel {
         return RID(nextRequest)
     }
 
-    mutating func advance(to instant: ContinuousClock.Instant) {
+    mutating func advance(to instant: MonotonicTime) {
         if instant > now { now = instant }
     }
 
@@ -340,7 +340,7 @@ struct PoolModel {
 
         case .scheduleTimer(let deadline):
             coverage["scheduleTimer", default: 0] += 1
-            try require(deadline.instant > now, "timer scheduled in the past")
+            try require(deadline.time > now, "timer scheduled in the past")
             timer = deadline
 
         case .cancelTimer:
@@ -460,7 +460,7 @@ struct PoolModel {
         }
         if let earliest = due.min() {
             guard let timer, timer <= earliest else {
-                throw Violation(description: "timer \(timer.map { milliseconds($0.instant) } ?? "none") is later than \(milliseconds(earliest.instant))")
+                throw Violation(description: "timer \(timer.map { milliseconds($0.time) } ?? "none") is later than \(milliseconds(earliest.time))")
             }
         }
     }
@@ -491,7 +491,7 @@ struct PoolModel {
         requests.values.count { $0.state == .waiting && $0.key == key }
     }
 
-    private func expiry(_ connection: Connection, since: ContinuousClock.Instant) -> Deadline {
+    private func expiry(_ connection: Connection, since: MonotonicTime) -> Deadline {
         var end = since.advanced(by: configuration.idleTimeout)
         if let lifetime = configuration.maximumLifetime, let established = connection.establishedAt {
             end = min(end, established.advanced(by: lifetime))
@@ -499,7 +499,7 @@ struct PoolModel {
         return Deadline(end)
     }
 
-    private func idleExpired(_ connection: Connection, since: ContinuousClock.Instant) -> Bool {
+    private func idleExpired(_ connection: Connection, since: MonotonicTime) -> Bool {
         expiry(connection, since: since).hasPassed(at: now)
     }
 
@@ -510,14 +510,14 @@ struct PoolModel {
 }
 
 /// `instant` as milliseconds after the test origin, for logs.
-func milliseconds(_ instant: ContinuousClock.Instant) -> String {
+func milliseconds(_ instant: MonotonicTime) -> String {
     "\(origin.duration(to: instant) / .milliseconds(1))ms"
 }
 
 /// `actions` for logs, with timer deadlines relative to the test origin.
 func describe(_ actions: PoolStateMachine.Actions) -> String {
     "[" + actions.map { action in
-        if case .scheduleTimer(let deadline) = action { return "scheduleTimer(\(milliseconds(deadline.instant)))" }
+        if case .scheduleTimer(let deadline) = action { return "scheduleTimer(\(milliseconds(deadline.time)))" }
         return action.description
     }.joined(separator: ", ") + "]"
 }

@@ -67,7 +67,7 @@ import Testing
         defer { finalModel = model }
         let keyCount = Int.random(in: 1...keys.count, using: &generator)
         // Formatted only on failure: building strings for every event would dominate the run time.
-        var log: [(now: ContinuousClock.Instant, event: PoolModel.Event, actions: PoolStateMachine.Actions)] = []
+        var log: [(now: MonotonicTime, event: PoolModel.Event, actions: PoolStateMachine.Actions)] = []
         func report(_ problem: String) -> String {
             let lines = log.map { "\(milliseconds($0.now)) \($0.event) -> \(describe($0.actions))" }
             return (["seed \(seed): \(problem)", "configuration: \(configuration)"] + lines).joined(separator: "\n")
@@ -147,7 +147,7 @@ import Testing
         if !finished.isEmpty { choices.append((1, { _, generator in .cancelled(pick(finished, &generator)) })) }
         if let timer = model.timer {
             choices.append((15, { model, _ in
-                model.advance(to: timer.instant)
+                model.advance(to: timer.time)
                 return .timerFired
             }))
         }

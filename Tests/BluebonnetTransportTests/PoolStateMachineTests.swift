@@ -347,7 +347,7 @@ import Testing
                 Issue.record("expected a backoff timer, got \(actions)")
                 return
             }
-            now = until.instant
+            now = until.time
             #expect(pool.timerFired(now: now).withoutTimers == [.createConnection(c(attempt + 1), keyA)])
         }
     }

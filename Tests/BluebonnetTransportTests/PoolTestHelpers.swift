@@ -6,10 +6,10 @@ typealias RID = PoolStateMachine.RequestID
 typealias Action = PoolStateMachine.Action
 
 /// A fixed origin for relative test instants.
-let origin = ContinuousClock.now
+let origin = MonotonicTime.now
 
 /// `origin` plus `seconds`.
-func at(_ seconds: Double) -> ContinuousClock.Instant { origin.advanced(by: .milliseconds(Int64(seconds * 1000))) }
+func at(_ seconds: Double) -> MonotonicTime { origin.advanced(by: .milliseconds(Int64(seconds * 1000))) }
 
 /// A deadline `seconds` after `origin`.
 func deadline(_ seconds: Double) -> Deadline { Deadline(at(seconds)) }
@@ -42,7 +42,7 @@ extension PoolStateMachine.Actions {
 extension PoolStateMachine {
     /// Leases `request` for `key` and establishes the connection the pool creates for it; returns
     /// the connection.
-    mutating func leaseNew(_ request: RID, _ key: PoolKey, now: ContinuousClock.Instant = at(0)) -> CID {
+    mutating func leaseNew(_ request: RID, _ key: PoolKey, now: MonotonicTime = at(0)) -> CID {
         let actions = leaseRequested(id: request, key: key, deadline: nil, now: now)
         guard case .createConnection(let id, _) = actions.withoutTimers.first else {
             fatalError("expected createConnection, got \(actions)")

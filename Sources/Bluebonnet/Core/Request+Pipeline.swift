@@ -16,14 +16,14 @@ extension Request {
     func run() async {
         startTelemetry()
         session.retryBudget?.deposit()
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now
         let settings = snapshot
         var retryCount = 0
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
         while true {
             let tasksBefore = taskCount
-            let (attemptStart, transactionsBefore) = (ContinuousClock.now, transactions.count)
+            let (attemptStart, transactionsBefore) = (MonotonicTime.now, transactions.count)
             let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
             guard
                 let failed = attemptEnded(
@@ -42,8 +42,8 @@ extension Request {
     /// error may be retried, which it returns with the outcome.
     @inline(never)
     private func attemptEnded(
-        _ attempt: Attempt, tasksBefore: Int, started attemptStart: ContinuousClock.Instant, transactionsBefore: Int,
-        taskStart start: ContinuousClock.Instant, redirectCount: inout Int, transactions: [TransactionMetrics]
+        _ attempt: Attempt, tasksBefore: Int, started attemptStart: MonotonicTime, transactionsBefore: Int,
+        taskStart start: MonotonicTime, redirectCount: inout Int, transactions: [TransactionMetrics]
     ) -> (outcome: Outcome, error: BluebonnetError)? {
         if taskCount > tasksBefore, let task {
             completeTask(
@@ -52,7 +52,7 @@ extension Request {
         }
         redirectCount += attempt.redirects
         var outcome = attempt.outcome
-        outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: .now, redirectCount: redirectCount, transactions: transactions)
+        outcome.metrics = ResponseMetrics(taskStart: start, taskEnd: MonotonicTime.now, redirectCount: redirectCount, transactions: transactions)
         if let error = cancellationError {
             outcome.error = error
             takeTelemetry()?.end(outcome)

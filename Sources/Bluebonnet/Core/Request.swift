@@ -572,12 +572,12 @@ public class Request: @unchecked Sendable {
 
     /// Ends the task of an attempt and tells the monitors, with the metrics of its `transactions`.
     func completeTask(
-        _ task: URLSessionTask, error: BluebonnetError?, started: ContinuousClock.Instant, redirects: Int,
+        _ task: URLSessionTask, error: BluebonnetError?, started: MonotonicTime, redirects: Int,
         transactions: ArraySlice<TransactionMetrics>
     ) {
         task.complete(error: error)
         guard !eventMonitor.isEmpty else { return }
-        let metrics = ResponseMetrics(taskStart: started, taskEnd: .now, redirectCount: redirects, transactions: Array(transactions))
+        let metrics = ResponseMetrics(taskStart: started, taskEnd: MonotonicTime.now, redirectCount: redirects, transactions: Array(transactions))
         eventMonitor.urlSession(session, task: task, didFinishCollecting: metrics)
         eventMonitor.request(self, didGatherMetrics: metrics)
         eventMonitor.urlSession(session, task: task, didCompleteWithError: error)

@@ -161,7 +161,7 @@ private final class HTTP1Attempt: Sendable {
     let stream: ResponseStreamChannel?
     let progress: HTTP1Exchange.ProgressReporting?
     let observer: (any HTTP1ExchangeObserver)?
-    let start = ContinuousClock.now
+    let start = MonotonicTime.now
     private let state = Mutex(State())
 
     init(
@@ -209,13 +209,13 @@ private final class HTTP1Attempt: Sendable {
         var metrics = TransactionMetrics(start: start, end: start)
         switch leased {
         case .failure(let error):
-            metrics.end = .now
+            metrics.times.end = .now
             resume(.leaseFailed(error, metrics))
         case .success(let pooled):
-            metrics.leaseEnd = .now
+            metrics.times.leaseEnd = .now
             metrics.record(connection: pooled.connection, isReused: pooled.isReused)
             var attemptTimeouts = timeouts
-            if let deadline { attemptTimeouts.total = deadline.remaining(at: .now) }
+            if let deadline { attemptTimeouts.total = deadline.remaining(at: MonotonicTime.now) }
             let exchange = HTTP1Exchange(
                 request: request, host: host, body: body, bodySource: bodySource?.make(), connection: pooled.connection,
                 isReusedConnection: pooled.isReused, parserConfiguration: .init(), timeouts: attemptTimeouts,

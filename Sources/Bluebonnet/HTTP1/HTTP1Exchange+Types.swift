@@ -59,11 +59,11 @@ extension HTTP1Exchange {
     struct ProgressState {
         var reportsDownload = false
         var downloadTotal: Int64 = -1
-        var lastDownloadReport: ContinuousClock.Instant?
+        var lastDownloadReport: MonotonicTime?
         var uploadTotal: Int64 = 0
         var uploadReported: Int64 = 0
         var uploadFinished = false
-        var lastUploadReport: ContinuousClock.Instant?
+        var lastUploadReport: MonotonicTime?
     }
 
     /// Why the response sink refused the response, failing the exchange.

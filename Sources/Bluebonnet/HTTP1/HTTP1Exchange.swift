@@ -71,12 +71,12 @@ final class HTTP1Exchange: @unchecked Sendable {
     private var performDepth = 0
     private var isPullingBody = false
     /// Per timer kind (by raw value): when it is due, nil when not armed.
-    private var timerDeadlines = InlineArray<4, ContinuousClock.Instant?>(repeating: nil)
+    private var timerDeadlines = InlineArray<4, MonotonicTime?>(repeating: nil)
     /// One loop timer serves every kind: it is due no later than the earliest deadline and is
     /// moved only when a deadline comes *earlier* than it — re-arming an idle timer on progress
     /// (the common case) just records the new deadline, found when the timer fires.
     private var timer: Scheduled?
-    private var timerDue: ContinuousClock.Instant?
+    private var timerDue: MonotonicTime?
     /// Bumped whenever `timer` is replaced or cancelled: a task of an older generation that runs
     /// anyway, having lost a race with its cancellation, is ignored.
     private var timerGeneration: UInt64 = 0
@@ -226,7 +226,7 @@ final class HTTP1Exchange: @unchecked Sendable {
             bodyDemanded = false
             pullBody()
         }
-        if metrics.requestSent == nil && machine.isRequestFullyWritten { metrics.requestSent = .now }
+        if metrics.times.requestSent == nil && machine.isRequestFullyWritten { metrics.times.requestSent = .now }
         if progressState.uploadTotal > 0 { reportUpload() }
     }
 
@@ -311,7 +311,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     private func reportDownload(final: Bool) {
         guard let tracker = progress?.download else { return }
         let completed = Int64(metrics.responseBodyBytesEncoded)
-        let now = ContinuousClock.now
+        let now = MonotonicTime.now
         if !final, let last = progressState.lastDownloadReport, now - last < ProgressReporting.interval,
             completed != progressState.downloadTotal
         {
@@ -329,7 +329,7 @@ final class HTTP1Exchange: @unchecked Sendable {
         let total = progressState.uploadTotal
         let sent = min(total, max(0, Int64(metrics.requestBodyBytes) - Int64(connection.pendingWriteBytes)))
         guard sent > progressState.uploadReported else { return }
-        let now = ContinuousClock.now
+        let now = MonotonicTime.now
         if sent < total, let last = progressState.lastUploadReport, now - last < ProgressReporting.interval { return }
         progressState.lastUploadReport = now
         progressState.uploadReported = sent
@@ -421,7 +421,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     private func complete(_ outcome: Outcome) {
         guard pendingOutcome == nil && completion != nil else { return }
         pendingOutcome = outcome
-        metrics.end = .now
+        metrics.times.end = .now
         metrics.responseBodyBytesDecoded = collector.collectedByteCount
     }
 
@@ -451,7 +451,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     // MARK: Timers
 
     private func arm(_ kind: TimerKind, after duration: Duration) {
-        let due = Deadline.after(duration).instant
+        let due = MonotonicTime.now + duration
         timerDeadlines[kind.rawValue] = due
         if let timerDue, timerDue <= due { return }
         schedule(at: due)
@@ -464,15 +464,15 @@ final class HTTP1Exchange: @unchecked Sendable {
         if earliestDeadline() == nil { cancelTimer() }
     }
 
-    private func earliestDeadline() -> (kind: TimerKind, due: ContinuousClock.Instant)? {
-        var earliest: (kind: TimerKind, due: ContinuousClock.Instant)?
+    private func earliestDeadline() -> (kind: TimerKind, due: MonotonicTime)? {
+        var earliest: (kind: TimerKind, due: MonotonicTime)?
         for kind in TimerKind.allCases {
             if let due = timerDeadlines[kind.rawValue], earliest.map({ due < $0.due }) ?? true { earliest = (kind, due) }
         }
         return earliest
     }
 
-    private func schedule(at due: ContinuousClock.Instant) {
+    private func schedule(at due: MonotonicTime) {
         _ = timer?.cancel()
         timerGeneration &+= 1
         let generation = timerGeneration
@@ -514,7 +514,7 @@ extension HTTP1Exchange: EventLoopTimerTarget {}
 
 extension HTTP1Exchange: ConnectionDelegate {
     func connection(_ connection: Connection, didRead bytes: ByteBuffer) {
-        if metrics.firstResponseByte == nil && !bytes.isEmpty { metrics.firstResponseByte = .now }
+        if metrics.times.firstResponseByte == nil && !bytes.isEmpty { metrics.times.firstResponseByte = .now }
         perform(machine.bytesReceived(bytes))
     }
 

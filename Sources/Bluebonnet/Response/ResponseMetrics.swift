@@ -12,9 +12,19 @@ public struct ResponseMetrics: Sendable, Hashable {
     /// How many redirects were followed.
     public var redirectCount: Int
     /// The request started running (it was resumed and began its pipeline).
-    public var taskStart: ContinuousClock.Instant
+    public var taskStart: ContinuousClock.Instant {
+        get { taskStartTime.instant }
+        set { taskStartTime = MonotonicTime(newValue) }
+    }
     /// The request's pipeline ended (before serialization).
-    public var taskEnd: ContinuousClock.Instant
+    public var taskEnd: ContinuousClock.Instant {
+        get { taskEndTime.instant }
+        set { taskEndTime = MonotonicTime(newValue) }
+    }
+    /// ``taskStart`` as the library records it (a fixed-layout clock reading: see `MonotonicTime`).
+    package var taskStartTime: MonotonicTime
+    /// ``taskEnd`` as the library records it.
+    package var taskEndTime: MonotonicTime
     /// One entry per exchange on the wire, in order: the first request, then each redirect,
     /// challenge answer, replay and retry. Empty when the request failed before any (an invalid
     /// URL, a failed adapter).
@@ -41,9 +51,18 @@ public struct ResponseMetrics: Sendable, Hashable {
         taskStart: ContinuousClock.Instant, taskEnd: ContinuousClock.Instant, redirectCount: Int = 0,
         transactions: [TransactionMetrics] = []
     ) {
-        self.taskStart = taskStart
-        self.taskEnd = taskEnd
-        self.taskDuration = taskStart.duration(to: taskEnd)
+        self.init(
+            taskStart: MonotonicTime(taskStart), taskEnd: MonotonicTime(taskEnd), redirectCount: redirectCount,
+            transactions: transactions)
+    }
+
+    /// Creates metrics from the library's clock readings.
+    package init(
+        taskStart: MonotonicTime, taskEnd: MonotonicTime, redirectCount: Int = 0, transactions: [TransactionMetrics] = []
+    ) {
+        taskStartTime = taskStart
+        taskEndTime = taskEnd
+        taskDuration = taskStart.duration(to: taskEnd)
         self.redirectCount = redirectCount
         self.transactions = transactions
     }

@@ -17,30 +17,88 @@ import BluebonnetTransport
 public struct TransactionMetrics: Sendable, Hashable {
     // MARK: Instants
 
+    /// The instants as the library records them: clock readings of a fixed layout (see
+    /// `MonotonicTime`), so that copying metrics needs no value-witness calls. The public
+    /// properties below read and write these.
+    package struct Times: Sendable, Hashable {
+        package var start: MonotonicTime
+        package var leaseEnd: MonotonicTime?
+        package var dnsStart: MonotonicTime?
+        package var dnsEnd: MonotonicTime?
+        package var connectStart: MonotonicTime?
+        package var connectEnd: MonotonicTime?
+        package var tlsStart: MonotonicTime?
+        package var tlsEnd: MonotonicTime?
+        package var requestSent: MonotonicTime?
+        package var firstResponseByte: MonotonicTime?
+        package var end: MonotonicTime
+
+        init(start: MonotonicTime, end: MonotonicTime) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// The instants (the public properties of this section are views of these).
+    package var times: Times
+
     /// The transaction began: the pool was asked for a connection.
-    public var start: ContinuousClock.Instant
+    public var start: ContinuousClock.Instant {
+        get { times.start.instant }
+        set { times.start = MonotonicTime(newValue) }
+    }
     /// The pool handed a connection over; `start` to here is the time queued for a connection
     /// (including DNS, connect and TLS for a new one). Nil when the lease failed.
-    public var leaseEnd: ContinuousClock.Instant?
+    public var leaseEnd: ContinuousClock.Instant? {
+        get { times.leaseEnd?.instant }
+        set { times.leaseEnd = newValue.map(MonotonicTime.init) }
+    }
     /// Name resolution started (a new connection over TCP only).
-    public var dnsStart: ContinuousClock.Instant?
+    public var dnsStart: ContinuousClock.Instant? {
+        get { times.dnsStart?.instant }
+        set { times.dnsStart = newValue.map(MonotonicTime.init) }
+    }
     /// Name resolution ended.
-    public var dnsEnd: ContinuousClock.Instant?
+    public var dnsEnd: ContinuousClock.Instant? {
+        get { times.dnsEnd?.instant }
+        set { times.dnsEnd = newValue.map(MonotonicTime.init) }
+    }
     /// The first connection attempt started (a new connection only).
-    public var connectStart: ContinuousClock.Instant?
+    public var connectStart: ContinuousClock.Instant? {
+        get { times.connectStart?.instant }
+        set { times.connectStart = newValue.map(MonotonicTime.init) }
+    }
     /// The winning attempt connected.
-    public var connectEnd: ContinuousClock.Instant?
+    public var connectEnd: ContinuousClock.Instant? {
+        get { times.connectEnd?.instant }
+        set { times.connectEnd = newValue.map(MonotonicTime.init) }
+    }
     /// The TLS handshake started (a new TLS connection only).
-    public var tlsStart: ContinuousClock.Instant?
+    public var tlsStart: ContinuousClock.Instant? {
+        get { times.tlsStart?.instant }
+        set { times.tlsStart = newValue.map(MonotonicTime.init) }
+    }
     /// The TLS handshake finished.
-    public var tlsEnd: ContinuousClock.Instant?
+    public var tlsEnd: ContinuousClock.Instant? {
+        get { times.tlsEnd?.instant }
+        set { times.tlsEnd = newValue.map(MonotonicTime.init) }
+    }
     /// The whole request — head and body — had been written to the socket. Nil when the exchange
     /// ended before (a failure, or a response that came before the body was sent).
-    public var requestSent: ContinuousClock.Instant?
+    public var requestSent: ContinuousClock.Instant? {
+        get { times.requestSent?.instant }
+        set { times.requestSent = newValue.map(MonotonicTime.init) }
+    }
     /// The first byte of the response arrived (of an informational `1xx` one, if one came first).
-    public var firstResponseByte: ContinuousClock.Instant?
+    public var firstResponseByte: ContinuousClock.Instant? {
+        get { times.firstResponseByte?.instant }
+        set { times.firstResponseByte = newValue.map(MonotonicTime.init) }
+    }
     /// The exchange ended: the response was read to its end, or it failed.
-    public var end: ContinuousClock.Instant
+    public var end: ContinuousClock.Instant {
+        get { times.end.instant }
+        set { times.end = MonotonicTime(newValue) }
+    }
 
     // MARK: Bytes
 
@@ -95,8 +153,12 @@ public struct TransactionMetrics: Sendable, Hashable {
 
     /// Metrics with only `start` and `end` set and every count zero.
     public init(start: ContinuousClock.Instant, end: ContinuousClock.Instant) {
-        self.start = start
-        self.end = end
+        self.init(start: MonotonicTime(start), end: MonotonicTime(end))
+    }
+
+    /// Metrics with only `start` and `end` set and every count zero.
+    package init(start: MonotonicTime, end: MonotonicTime) {
+        times = Times(start: start, end: end)
         requestHeadBytes = 0
         requestBodyBytes = 0
         responseHeadBytes = 0
@@ -109,23 +171,23 @@ public struct TransactionMetrics: Sendable, Hashable {
 
     /// Time queued for a connection: `start` to ``leaseEnd`` (DNS, connect and TLS included for a
     /// new connection).
-    public var leaseDuration: Duration? { leaseEnd.map { start.duration(to: $0) } }
+    public var leaseDuration: Duration? { times.leaseEnd.map { times.start.duration(to: $0) } }
     /// Time resolving the name.
-    public var dnsDuration: Duration? { Self.span(dnsStart, dnsEnd) }
+    public var dnsDuration: Duration? { Self.span(times.dnsStart, times.dnsEnd) }
     /// Time connecting (the winning attempt and any earlier ones).
-    public var connectDuration: Duration? { Self.span(connectStart, connectEnd) }
+    public var connectDuration: Duration? { Self.span(times.connectStart, times.connectEnd) }
     /// Time in the TLS handshake.
-    public var tlsDuration: Duration? { Self.span(tlsStart, tlsEnd) }
+    public var tlsDuration: Duration? { Self.span(times.tlsStart, times.tlsEnd) }
     /// Time from the request being sent to the first response byte (the server's think time).
-    public var waitDuration: Duration? { Self.span(requestSent, firstResponseByte) }
+    public var waitDuration: Duration? { Self.span(times.requestSent, times.firstResponseByte) }
     /// The whole transaction: `start` to `end`.
-    public var duration: Duration { start.duration(to: end) }
+    public var duration: Duration { times.start.duration(to: times.end) }
     /// All bytes written.
     public var bytesSent: Int { requestHeadBytes + requestBodyBytes }
     /// All bytes received (heads and body as received).
     public var bytesReceived: Int { responseHeadBytes + responseBodyBytesEncoded }
 
-    private static func span(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> Duration? {
+    private static func span(_ from: MonotonicTime?, _ to: MonotonicTime?) -> Duration? {
         guard let from, let to else { return nil }
         return from.duration(to: to)
     }
@@ -138,12 +200,12 @@ public struct TransactionMetrics: Sendable, Hashable {
         tlsCipher = connection.tls?.cipher
         guard !isReused else { return }
         let setUp = connection.metrics
-        dnsStart = setUp.dnsStart
-        dnsEnd = setUp.dnsEnd
-        connectStart = setUp.connectStart
-        connectEnd = setUp.connectEnd
-        tlsStart = setUp.tlsStart
-        tlsEnd = setUp.tlsEnd
+        times.dnsStart = setUp.dnsStart
+        times.dnsEnd = setUp.dnsEnd
+        times.connectStart = setUp.connectStart
+        times.connectEnd = setUp.connectEnd
+        times.tlsStart = setUp.tlsStart
+        times.tlsEnd = setUp.tlsEnd
     }
 }
 

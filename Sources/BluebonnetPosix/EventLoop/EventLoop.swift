@@ -182,7 +182,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         let onLoop = inEventLoop
         let (id, wake) = shared.withLock { state -> (UInt64, Bool) in
             guard state.lifecycle.acceptsWork else { return (0, false) }
-            let (id, isEarliest) = state.timers.insert(deadline: deadline.instant, work: work)
+            let (id, isEarliest) = state.timers.insert(deadline: deadline.time, work: work)
             if onLoop || !isEarliest || state.wakeupPending { return (id, false) }
             state.wakeupPending = true
             return (id, true)
@@ -286,7 +286,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             let timeout: CInt = shared.withLock { shared in
                 if localJobs || !shared.tasks.isEmpty || shared.lifecycle != .running { return 0 }
                 guard let next = shared.timers.earliestDeadline() else { return -1 }
-                return Self.milliseconds(until: next, now: .now)
+                return Self.milliseconds(until: next, now: MonotonicTime.now)
             }
 
             // 2. Wait for readiness and dispatch it.
@@ -310,7 +310,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             runLocalJobs()
 
             // 3. Timers that are due, in deadline order.
-            let now = ContinuousClock.now
+            let now = MonotonicTime.now
             shared.withLock { $0.timers.popDue(now: now, into: &due) }
             for task in due { task() }
             due.removeAll(keepingCapacity: true)
@@ -361,14 +361,11 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     /// Milliseconds from `now` to `deadline`, rounded up (so the loop never wakes early for it).
-    static func milliseconds(until deadline: ContinuousClock.Instant, now: ContinuousClock.Instant) -> CInt {
-        let left = now.duration(to: deadline)
-        guard left > .zero else { return 0 }
-        let (seconds, attoseconds) = left.components
-        guard seconds < Int64(CInt.max / 1000) else { return CInt.max }
-        let perMillisecond: Int64 = 1_000_000_000_000_000
-        let millis = seconds * 1000 + (attoseconds + perMillisecond - 1) / perMillisecond
-        return CInt(clamping: millis)
+    static func milliseconds(until deadline: MonotonicTime, now: MonotonicTime) -> CInt {
+        let (left, overflow) = deadline.nanoseconds.subtractingReportingOverflow(now.nanoseconds)
+        if overflow { return deadline > now ? CInt.max : 0 }
+        guard left > 0 else { return 0 }
+        return CInt(clamping: left / 1_000_000 + (left % 1_000_000 == 0 ? 0 : 1))
     }
 }
 

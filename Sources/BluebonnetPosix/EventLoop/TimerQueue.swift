@@ -1,3 +1,5 @@
+import BluebonnetCore
+
 /// The loop's scheduled tasks: a binary min-heap of (deadline, id) plus the work by id.
 ///
 /// Equal deadlines run in the order they were scheduled (ids grow). Cancelling removes the work at
@@ -9,7 +11,7 @@
 /// told with a token) needs no closure at all.
 struct TimerQueue {
     struct Entry {
-        var deadline: ContinuousClock.Instant
+        var deadline: MonotonicTime
         var id: UInt64
 
         func runsBefore(_ other: Entry) -> Bool {
@@ -25,12 +27,12 @@ struct TimerQueue {
     var count: Int { work.count }
 
     /// Adds `task` at `deadline`; returns its id and whether it is now the earliest.
-    mutating func insert(deadline: ContinuousClock.Instant, _ task: @escaping @Sendable () -> Void) -> (id: UInt64, isEarliest: Bool) {
+    mutating func insert(deadline: MonotonicTime, _ task: @escaping @Sendable () -> Void) -> (id: UInt64, isEarliest: Bool) {
         insert(deadline: deadline, work: .closure(task))
     }
 
     /// Adds `task` at `deadline`; returns its id and whether it is now the earliest.
-    mutating func insert(deadline: ContinuousClock.Instant, work task: TimerWork) -> (id: UInt64, isEarliest: Bool) {
+    mutating func insert(deadline: MonotonicTime, work task: TimerWork) -> (id: UInt64, isEarliest: Bool) {
         let id = nextID
         nextID &+= 1
         work[id] = task
@@ -47,7 +49,7 @@ struct TimerQueue {
     }
 
     /// The earliest live deadline (dropping cancelled entries from the top).
-    mutating func earliestDeadline() -> ContinuousClock.Instant? {
+    mutating func earliestDeadline() -> MonotonicTime? {
         while let top = heap.first {
             if work[top.id] != nil { return top.deadline }
             removeTop()
@@ -56,7 +58,7 @@ struct TimerQueue {
     }
 
     /// Moves every task due at `now`, in deadline order, into `due`.
-    mutating func popDue(now: ContinuousClock.Instant, into due: inout [TimerWork]) {
+    mutating func popDue(now: MonotonicTime, into due: inout [TimerWork]) {
         while let top = heap.first, top.deadline <= now {
             removeTop()
             if let task = work.removeValue(forKey: top.id) { due.append(task) }

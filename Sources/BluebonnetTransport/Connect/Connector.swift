@@ -103,7 +103,7 @@ public enum Connector {
         _ endpoint: Endpoint, on loop: EventLoop, timeouts: ConnectTimeouts, tunnel: ProxyTunnel?
     ) throws(TransportError) -> Preparation {
         var metrics = ConnectMetrics()
-        let now = ContinuousClock.now
+        let now = MonotonicTime.now
         guard let addresses = try addressesWithoutLookup(endpoint) else { return .needsLookup }
         if case .tcp = endpoint.kind { (metrics.dnsStart, metrics.dnsEnd) = (now, .now) }
         let plan = try securityPlan(for: endpoint, tunnel: tunnel)

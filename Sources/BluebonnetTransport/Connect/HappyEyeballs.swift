@@ -17,7 +17,7 @@ import BluebonnetPosix
 ///   listing each address with its error.
 ///
 /// The machine needs one timer, armed with ``Action/scheduleTimer(_:)`` (replacing the armed one)
-/// for the earlier of the next attempt's start and the deadline; ``timerFired(now:)`` is safe to
+/// for the earlier of the next attempt's start and the deadline; `timerFired(now:)` is safe to
 /// call at any time.
 public struct HappyEyeballs: Sendable {
     /// Identifies one attempt: its index in the address list.
@@ -26,7 +26,7 @@ public struct HappyEyeballs: Sendable {
     /// A side effect for the shell.
     public enum Action: Hashable, Sendable {
         /// Open a socket and start connecting it to the address; report the outcome with
-        /// ``attemptSucceeded(_:now:)`` or ``attemptFailed(_:error:now:)``.
+        /// `attemptSucceeded(_:now:)` or `attemptFailed(_:error:now:)`.
         case startAttempt(AttemptID, SocketAddress)
         /// Close the attempt's socket (it lost the race, or the connect ended); report nothing more.
         case cancelAttempt(AttemptID)
@@ -84,7 +84,7 @@ public struct HappyEyeballs: Sendable {
     // MARK: Events
 
     /// Starts the first attempt.
-    public mutating func start(now: ContinuousClock.Instant) -> [Action] {
+    package mutating func start(now: MonotonicTime) -> [Action] {
         guard case .idle = state else { return [] }
         state = .racing
         guard !addresses.isEmpty else {
@@ -102,7 +102,7 @@ public struct HappyEyeballs: Sendable {
     }
 
     /// The attempt connected.
-    public mutating func attemptSucceeded(_ id: AttemptID, now: ContinuousClock.Instant) -> [Action] {
+    package mutating func attemptSucceeded(_ id: AttemptID, now: MonotonicTime) -> [Action] {
         guard case .racing = state, inFlight.remove(id) != nil else { return [] }
         state = .finished
         // Sized once: a connect's every event allocates its action list, the common one-address
@@ -118,7 +118,7 @@ public struct HappyEyeballs: Sendable {
     }
 
     /// The attempt failed with `error`: the next address is tried at once.
-    public mutating func attemptFailed(_ id: AttemptID, error: IOError, now: ContinuousClock.Instant) -> [Action] {
+    package mutating func attemptFailed(_ id: AttemptID, error: IOError, now: MonotonicTime) -> [Action] {
         guard case .racing = state, inFlight.remove(id) != nil else { return [] }
         outcomes[id] = error
         var actions: [Action] = []
@@ -141,7 +141,7 @@ public struct HappyEyeballs: Sendable {
 
     /// The timer fired (or the shell wants due work done): starts the next attempt when its delay
     /// is over, or fails the connect when the deadline has passed.
-    public mutating func timerFired(now: ContinuousClock.Instant) -> [Action] {
+    package mutating func timerFired(now: MonotonicTime) -> [Action] {
         guard case .racing = state else { return [] }
         armedTimer = nil
         var actions: [Action] = []
@@ -168,7 +168,7 @@ public struct HappyEyeballs: Sendable {
 
     // MARK: Helpers
 
-    private mutating func startNext(now: ContinuousClock.Instant, into actions: inout [Action]) {
+    private mutating func startNext(now: MonotonicTime, into actions: inout [Action]) {
         let id = next
         next += 1
         inFlight.insert(id)

@@ -40,7 +40,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     /// What TLS negotiated; nil for a plain connection.
     public let tls: TLSInfo?
     /// When the connection was ready (connected, and the TLS handshake done).
-    public let establishedAt: ContinuousClock.Instant
+    package let establishedAt: MonotonicTime
     /// How establishing it went.
     public let metrics: ConnectMetrics
 
@@ -89,7 +89,7 @@ public final class Connection: @unchecked Sendable, CustomStringConvertible {
     init(
         socket: consuming Socket, eventLoop: EventLoop, engine: TLSEngine?, pendingWrites: [ByteBuffer],
         metrics: ConnectMetrics, remoteAddress: SocketAddress?, localAddress: SocketAddress?,
-        establishedAt: ContinuousClock.Instant
+        establishedAt: MonotonicTime
     ) {
         self.eventLoop = eventLoop
         self.id = Self.ids.wrappingAdd(1, ordering: .relaxed).oldValue

@@ -85,17 +85,17 @@ public struct TLSInfo: Hashable, Sendable {
 /// When each phase of establishing a connection started and ended, and which addresses were tried.
 public struct ConnectMetrics: Hashable, Sendable {
     /// Resolution started (nil for Unix sockets).
-    public var dnsStart: ContinuousClock.Instant?
+    package var dnsStart: MonotonicTime?
     /// Resolution ended.
-    public var dnsEnd: ContinuousClock.Instant?
+    package var dnsEnd: MonotonicTime?
     /// The first connection attempt started.
-    public var connectStart: ContinuousClock.Instant?
+    package var connectStart: MonotonicTime?
     /// The winning attempt connected.
-    public var connectEnd: ContinuousClock.Instant?
+    package var connectEnd: MonotonicTime?
     /// The TLS handshake started (nil without TLS).
-    public var tlsStart: ContinuousClock.Instant?
+    package var tlsStart: MonotonicTime?
     /// The TLS handshake finished.
-    public var tlsEnd: ContinuousClock.Instant?
+    package var tlsEnd: MonotonicTime?
     /// The resolved addresses, in the order they would be tried (RFC 8305 §4).
     public var resolvedAddresses: [SocketAddress] = []
     /// Every attempt made, in order, with its error (nil for the winner and abandoned ones).

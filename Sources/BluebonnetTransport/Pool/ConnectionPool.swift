@@ -184,7 +184,7 @@ public final class ConnectionPool: Sendable {
                     guard !cancelled.load(ordering: .acquiring) else { return nil }
                     state.waiters[id] = .task(continuation)
                     state.endpoints[key] = endpoint
-                    return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: .now)
+                    return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: MonotonicTime.now)
                 }
                 if !admitted { continuation.resume(returning: .failure(.cancelled)) }
             }
@@ -216,7 +216,7 @@ public final class ConnectionPool: Sendable {
         modify(leasing: true) { state in
             state.waiters[id] = .onEventLoop(handler)
             state.endpoints[key] = endpoint
-            return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: .now)
+            return state.machine.leaseRequested(id: id, key: key, deadline: deadline, now: MonotonicTime.now)
         }
         return LeaseTicket(id: id)
     }
@@ -239,7 +239,7 @@ public final class ConnectionPool: Sendable {
     public func release(_ pooled: PooledConnection, reusable: Bool) {
         let reusable = reusable && pooled.connection.isOpen
         _ = modify(idleCandidate: pooled.connectionID) {
-            $0.machine.connectionReleased(connectionID: pooled.connectionID, reusable: reusable, now: .now)
+            $0.machine.connectionReleased(connectionID: pooled.connectionID, reusable: reusable, now: MonotonicTime.now)
         }
     }
 
@@ -261,12 +261,12 @@ public final class ConnectionPool: Sendable {
         _ = modify(idleCandidate: id) { state in
             let handoff = LoopHandoff(connection: connection, watcher: IdleWatcher(pool: self, connectionID: id))
             state.connections[id] = Entry(connection: connection, key: key, handoff: handoff)
-            return state.machine.connectionEstablished(connectionID: id, now: .now)
+            return state.machine.connectionEstablished(connectionID: id, now: MonotonicTime.now)
         }
     }
 
     private func connectionFailed(_ id: PoolStateMachine.ConnectionID, _ error: TransportError) {
-        _ = modify { $0.machine.connectionFailed(connectionID: id, error: error, now: .now) }
+        _ = modify { $0.machine.connectionFailed(connectionID: id, error: error, now: MonotonicTime.now) }
     }
 
     /// An idle watcher saw the peer close (or misbehave).
@@ -275,7 +275,7 @@ public final class ConnectionPool: Sendable {
     }
 
     private func timerFired() {
-        _ = modify { $0.machine.timerFired(now: .now) }
+        _ = modify { $0.machine.timerFired(now: MonotonicTime.now) }
     }
 
     private func closeFinished() {

@@ -34,11 +34,11 @@ extension PoolStateMachine {
     /// A side effect the shell performs after it has released its lock.
     public enum Action: Equatable, Sendable, CustomStringConvertible {
         /// Start connecting to `key` (resolve, connect, TLS). Report the outcome with
-        /// ``PoolStateMachine/connectionEstablished(connectionID:now:)`` or
-        /// ``PoolStateMachine/connectionFailed(connectionID:error:now:)``, exactly once.
+        /// `PoolStateMachine/connectionEstablished(connectionID:now:)` or
+        /// `PoolStateMachine/connectionFailed(connectionID:error:now:)`, exactly once.
         case createConnection(ConnectionID, PoolKey)
         /// Hand the connection to the request (resume its continuation). The request owns it until
-        /// it reports ``PoolStateMachine/connectionReleased(connectionID:reusable:now:)``.
+        /// it reports `PoolStateMachine/connectionReleased(connectionID:reusable:now:)`.
         case lease(ConnectionID, to: RequestID)
         /// Fail the request's lease with the error. The request is finished.
         case failLease(RequestID, PoolError)
@@ -46,7 +46,7 @@ extension PoolStateMachine {
         /// race with the close for this ID are ignored.
         case closeConnection(ConnectionID)
         /// Arm the pool's single timer for the deadline, replacing any armed one; call
-        /// ``PoolStateMachine/timerFired(now:)`` when it fires.
+        /// `PoolStateMachine/timerFired(now:)` when it fires.
         case scheduleTimer(Deadline)
         /// Disarm the pool's timer.
         case cancelTimer
@@ -60,7 +60,7 @@ extension PoolStateMachine {
             case .lease(let id, let request): "lease(\(id), to: \(request))"
             case .failLease(let request, let error): "failLease(\(request), \(error.kind))"
             case .closeConnection(let id): "closeConnection(\(id))"
-            case .scheduleTimer(let deadline): "scheduleTimer(\(deadline.instant))"
+            case .scheduleTimer(let deadline): "scheduleTimer(\(deadline.time.nanoseconds))"
             case .cancelTimer: "cancelTimer"
             case .shutdownComplete: "shutdownComplete"
             }

@@ -15,7 +15,7 @@ extension PoolStateMachine {
             /// → removed with `.closeConnection` on idle timeout or lifetime (`timerFired`, or found
             ///   expired by `leaseRequested`), `connectionClosedByPeer`, eviction for another key's
             ///   waiter at the total limit, or `shutdownRequested`.
-            case idle(since: ContinuousClock.Instant)
+            case idle(since: MonotonicTime)
             /// Carrying the request's exchange. `peerClosed` records a `connectionClosedByPeer`
             /// that raced with the lease.
             /// → `idle` or `leased` (next waiter) on `connectionReleased(reusable: true)`;
@@ -29,7 +29,7 @@ extension PoolStateMachine {
         /// Leases so far.
         var uses = 0
         /// When it was established (`nil` while connecting).
-        var establishedAt: ContinuousClock.Instant?
+        var establishedAt: MonotonicTime?
 
         init(key: PoolKey) {
             self.key = key

@@ -44,7 +44,7 @@ import BluebonnetCore
 /// The pool needs one timer, which the machine arms with ``Action/scheduleTimer(_:)`` for the
 /// earliest of: a waiter's deadline, an idle connection's idle timeout or lifetime, a key's
 /// backoff. Between timer firings the machine only ever moves the timer earlier, so a timer may
-/// fire with nothing due: ``timerFired(now:)`` is idempotent and re-arms for what is left.
+/// fire with nothing due: `timerFired(now:)` is idempotent and re-arms for what is left.
 ///
 /// ## Running it
 ///
@@ -163,11 +163,11 @@ public struct PoolStateMachine: Sendable {
     /// deadline has passed with no idle connection, or the key has too many waiters.
     ///
     /// - Precondition: `id` is not already waiting.
-    public mutating func leaseRequested(
+    package mutating func leaseRequested(
         id: RequestID,
         key: PoolKey,
         deadline: Deadline?,
-        now: ContinuousClock.Instant
+        now: MonotonicTime
     ) -> Actions {
         var actions = Actions()
         guard lifecycle == .running else {
@@ -211,7 +211,7 @@ public struct PoolStateMachine: Sendable {
     /// It goes to the key's oldest waiter, or becomes idle; during shutdown it is closed.
     ///
     /// - Precondition: the connection is connecting.
-    public mutating func connectionEstablished(connectionID: ConnectionID, now: ContinuousClock.Instant) -> Actions {
+    package mutating func connectionEstablished(connectionID: ConnectionID, now: MonotonicTime) -> Actions {
         guard var connection = connections[connectionID], case .connecting = connection.state else {
             preconditionFailure("connectionEstablished for \(connectionID), which is not connecting")
         }
@@ -243,10 +243,10 @@ public struct PoolStateMachine: Sendable {
     /// connections cannot cover all waiters; otherwise the key backs off (see the type's rules).
     ///
     /// - Precondition: the connection is connecting.
-    public mutating func connectionFailed(
+    package mutating func connectionFailed(
         connectionID: ConnectionID,
         error: any Error,
-        now: ContinuousClock.Instant
+        now: MonotonicTime
     ) -> Actions {
         guard let connection = connections[connectionID], case .connecting = connection.state else {
             preconditionFailure("connectionFailed for \(connectionID), which is not connecting")
@@ -283,10 +283,10 @@ public struct PoolStateMachine: Sendable {
     /// ``Configuration/maximumLifetime``, or when the pool is shutting down.
     ///
     /// - Precondition: the connection is leased.
-    public mutating func connectionReleased(
+    package mutating func connectionReleased(
         connectionID: ConnectionID,
         reusable: Bool,
-        now: ContinuousClock.Instant
+        now: MonotonicTime
     ) -> Actions {
         guard let connection = connections[connectionID], case .leased(_, let peerClosed) = connection.state else {
             preconditionFailure("connectionReleased for \(connectionID), which is not leased")
@@ -350,7 +350,7 @@ public struct PoolStateMachine: Sendable {
     /// Fails waiters whose deadline has passed with ``PoolError/waitTimeout``, closes idle
     /// connections past their idle timeout or lifetime, ends backoffs that are over (starting the
     /// attempts they held back), and re-arms the timer for what is left. Safe to call at any time.
-    public mutating func timerFired(now: ContinuousClock.Instant) -> Actions {
+    package mutating func timerFired(now: MonotonicTime) -> Actions {
         var actions = Actions()
         armedTimer = nil
         wantedTimer = nil
@@ -430,7 +430,7 @@ public struct PoolStateMachine: Sendable {
     private mutating func handOff(
         _ connectionID: ConnectionID,
         state: inout KeyState,
-        now: ContinuousClock.Instant,
+        now: MonotonicTime,
         into actions: inout Actions
     ) {
         while !state.waiters.isEmpty {
@@ -489,7 +489,7 @@ public struct PoolStateMachine: Sendable {
     /// The idle connection idle the longest (lowest ID on ties).
     private func leastRecentlyUsedIdleConnection() -> ConnectionID? {
         guard idleCount > 0 else { return nil }
-        var best: (id: ConnectionID, since: ContinuousClock.Instant)?
+        var best: (id: ConnectionID, since: MonotonicTime)?
         for (id, connection) in connections {
             guard case .idle(let since) = connection.state else { continue }
             if best.map({ since < $0.since || (since == $0.since && id < $0.id) }) ?? true { best = (id, since) }
@@ -498,13 +498,13 @@ public struct PoolStateMachine: Sendable {
     }
 
     /// Whether an idle connection is past its idle timeout or lifetime at `now`.
-    private func isExpired(_ connection: Connection, now: ContinuousClock.Instant) -> Bool {
+    private func isExpired(_ connection: Connection, now: MonotonicTime) -> Bool {
         guard case .idle(let since) = connection.state else { return false }
         return idleExpiry(connection, since: since).hasPassed(at: now)
     }
 
     /// When a connection idle since `since` must close.
-    private func idleExpiry(_ connection: Connection, since: ContinuousClock.Instant) -> Deadline {
+    private func idleExpiry(_ connection: Connection, since: MonotonicTime) -> Deadline {
         let idleEnd = since.advanced(by: configuration.idleTimeout)
         guard let lifetime = configuration.maximumLifetime, let established = connection.establishedAt else {
             return Deadline(idleEnd)
@@ -513,7 +513,7 @@ public struct PoolStateMachine: Sendable {
     }
 
     /// Whether the connection has lived past ``Configuration/maximumLifetime`` at `now`.
-    private func lifetimeEnded(_ connection: Connection, now: ContinuousClock.Instant) -> Bool {
+    private func lifetimeEnded(_ connection: Connection, now: MonotonicTime) -> Bool {
         guard let lifetime = configuration.maximumLifetime, let established = connection.establishedAt else { return false }
         return now >= established.advanced(by: lifetime)
     }
