@@ -22,7 +22,7 @@ extension TransportSocketTests {
                 #expect(info.cipher?.hasPrefix("TLS_") == true)
                 #expect(info.peerCertificateChain.count == 3, "leaf, intermediate, root")
                 #expect(info.peerPublicKeyInfo?.isEmpty == false)
-                #expect(connection.metrics.tlsStart != nil && connection.metrics.tlsEnd != nil)
+                #expect(connection.metrics.times.tlsStart != nil && connection.metrics.times.tlsEnd != nil)
                 // TLS 1.3: the client is done before the server has read its Finished.
             #expect(await server.stats.wait { $0.handshakes > 0 }.serverNames == ["localhost"])
                 let recorder = Recorder()

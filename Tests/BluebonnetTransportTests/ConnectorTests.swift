@@ -16,7 +16,7 @@ extension TransportSocketTests {
                 #expect(connection.remoteAddress == server.address)
                 #expect(connection.tls == nil)
                 #expect(connection.metrics.addressesTried == [server.address])
-                #expect(connection.metrics.connectStart != nil && connection.metrics.connectEnd != nil)
+                #expect(connection.metrics.times.connectStart != nil && connection.metrics.times.connectEnd != nil)
                 let recorder = Recorder()
                 try await connection.attach(recorder)
                 try await connection.onLoop { $0.write([ByteBuffer(string: "hello, "), ByteBuffer(string: "world")]) }

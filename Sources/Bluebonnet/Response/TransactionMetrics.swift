@@ -23,12 +23,8 @@ public struct TransactionMetrics: Sendable, Hashable {
     package struct Times: Sendable, Hashable {
         package var start: MonotonicTime
         package var leaseEnd: MonotonicTime?
-        package var dnsStart: MonotonicTime?
-        package var dnsEnd: MonotonicTime?
-        package var connectStart: MonotonicTime?
-        package var connectEnd: MonotonicTime?
-        package var tlsStart: MonotonicTime?
-        package var tlsEnd: MonotonicTime?
+        /// The connection's set-up (a new connection only).
+        package var setUp = ConnectTimes()
         package var requestSent: MonotonicTime?
         package var firstResponseByte: MonotonicTime?
         package var end: MonotonicTime
@@ -55,33 +51,33 @@ public struct TransactionMetrics: Sendable, Hashable {
     }
     /// Name resolution started (a new connection over TCP only).
     public var dnsStart: ContinuousClock.Instant? {
-        get { times.dnsStart?.instant }
-        set { times.dnsStart = newValue.map(MonotonicTime.init) }
+        get { times.setUp.dnsStart?.instant }
+        set { times.setUp.dnsStart = newValue.map(MonotonicTime.init) }
     }
     /// Name resolution ended.
     public var dnsEnd: ContinuousClock.Instant? {
-        get { times.dnsEnd?.instant }
-        set { times.dnsEnd = newValue.map(MonotonicTime.init) }
+        get { times.setUp.dnsEnd?.instant }
+        set { times.setUp.dnsEnd = newValue.map(MonotonicTime.init) }
     }
     /// The first connection attempt started (a new connection only).
     public var connectStart: ContinuousClock.Instant? {
-        get { times.connectStart?.instant }
-        set { times.connectStart = newValue.map(MonotonicTime.init) }
+        get { times.setUp.connectStart?.instant }
+        set { times.setUp.connectStart = newValue.map(MonotonicTime.init) }
     }
     /// The winning attempt connected.
     public var connectEnd: ContinuousClock.Instant? {
-        get { times.connectEnd?.instant }
-        set { times.connectEnd = newValue.map(MonotonicTime.init) }
+        get { times.setUp.connectEnd?.instant }
+        set { times.setUp.connectEnd = newValue.map(MonotonicTime.init) }
     }
     /// The TLS handshake started (a new TLS connection only).
     public var tlsStart: ContinuousClock.Instant? {
-        get { times.tlsStart?.instant }
-        set { times.tlsStart = newValue.map(MonotonicTime.init) }
+        get { times.setUp.tlsStart?.instant }
+        set { times.setUp.tlsStart = newValue.map(MonotonicTime.init) }
     }
     /// The TLS handshake finished.
     public var tlsEnd: ContinuousClock.Instant? {
-        get { times.tlsEnd?.instant }
-        set { times.tlsEnd = newValue.map(MonotonicTime.init) }
+        get { times.setUp.tlsEnd?.instant }
+        set { times.setUp.tlsEnd = newValue.map(MonotonicTime.init) }
     }
     /// The whole request — head and body — had been written to the socket. Nil when the exchange
     /// ended before (a failure, or a response that came before the body was sent).
@@ -173,11 +169,11 @@ public struct TransactionMetrics: Sendable, Hashable {
     /// new connection).
     public var leaseDuration: Duration? { times.leaseEnd.map { times.start.duration(to: $0) } }
     /// Time resolving the name.
-    public var dnsDuration: Duration? { Self.span(times.dnsStart, times.dnsEnd) }
+    public var dnsDuration: Duration? { Self.span(times.setUp.dnsStart, times.setUp.dnsEnd) }
     /// Time connecting (the winning attempt and any earlier ones).
-    public var connectDuration: Duration? { Self.span(times.connectStart, times.connectEnd) }
+    public var connectDuration: Duration? { Self.span(times.setUp.connectStart, times.setUp.connectEnd) }
     /// Time in the TLS handshake.
-    public var tlsDuration: Duration? { Self.span(times.tlsStart, times.tlsEnd) }
+    public var tlsDuration: Duration? { Self.span(times.setUp.tlsStart, times.setUp.tlsEnd) }
     /// Time from the request being sent to the first response byte (the server's think time).
     public var waitDuration: Duration? { Self.span(times.requestSent, times.firstResponseByte) }
     /// The whole transaction: `start` to `end`.
@@ -199,13 +195,7 @@ public struct TransactionMetrics: Sendable, Hashable {
         tlsVersion = connection.tls?.version
         tlsCipher = connection.tls?.cipher
         guard !isReused else { return }
-        let setUp = connection.metrics
-        times.dnsStart = setUp.dnsStart
-        times.dnsEnd = setUp.dnsEnd
-        times.connectStart = setUp.connectStart
-        times.connectEnd = setUp.connectEnd
-        times.tlsStart = setUp.tlsStart
-        times.tlsEnd = setUp.tlsEnd
+        times.setUp = connection.metrics.times
     }
 }
 

@@ -139,7 +139,7 @@ final class ConnectOperation: @unchecked Sendable {
 
     private func start() {
         guard !isDelivered else { return }
-        metrics.connectStart = .now
+        metrics.times.connectStart = .now
         perform(machine.start(now: .now))
     }
 
@@ -230,7 +230,7 @@ final class ConnectOperation: @unchecked Sendable {
             finish(.failure(.connectionClosed))
             return
         }
-        metrics.connectEnd = .now
+        metrics.times.connectEnd = .now
         metrics.attempts = machine.attempts
         remoteAddress = attempt.address
         if tunnel != nil || tls != nil {
@@ -345,7 +345,7 @@ final class ConnectOperation: @unchecked Sendable {
             return
         }
         phase = .handshaking
-        metrics.tlsStart = .now
+        metrics.times.tlsStart = .now
         do {
             engine = try TLSEngine(context: tls.context, serverName: tls.serverName, port: tls.port)
         } catch {
@@ -451,7 +451,7 @@ final class ConnectOperation: @unchecked Sendable {
     }
 
     private func handshakeDone() {
-        metrics.tlsEnd = .now
+        metrics.times.tlsEnd = .now
         if let check = tls?.trustCheck, let engine {
             // Before the connection exists: a rejected server never sees a request byte.
             do {

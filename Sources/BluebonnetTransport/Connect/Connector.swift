@@ -105,7 +105,7 @@ public enum Connector {
         var metrics = ConnectMetrics()
         let now = MonotonicTime.now
         guard let addresses = try addressesWithoutLookup(endpoint) else { return .needsLookup }
-        if case .tcp = endpoint.kind { (metrics.dnsStart, metrics.dnsEnd) = (now, .now) }
+        if case .tcp = endpoint.kind { (metrics.times.dnsStart, metrics.times.dnsEnd) = (now, .now) }
         let plan = try securityPlan(for: endpoint, tunnel: tunnel)
         var tls: ConnectOperation.TLSPlan?
         if let (configuration, serverName, port) = plan.tls {
@@ -125,9 +125,9 @@ public enum Connector {
         let addresses: [SocketAddress]
         if case .tcp(let host, let port) = endpoint.kind {
             let peer = try peer(of: endpoint, host: host, port: port)
-            metrics.dnsStart = .now
+            metrics.times.dnsStart = .now
             addresses = try await resolve(host: peer.host, port: peer.port, resolver: resolver)
-            metrics.dnsEnd = .now
+            metrics.times.dnsEnd = .now
         } else {
             addresses = try addressesWithoutLookup(endpoint) ?? []
         }

@@ -82,8 +82,9 @@ public struct TLSInfo: Hashable, Sendable {
     }
 }
 
-/// When each phase of establishing a connection started and ended, and which addresses were tried.
-public struct ConnectMetrics: Hashable, Sendable {
+/// When each phase of establishing a connection started and ended (clock readings; nil for a
+/// phase that did not happen).
+package struct ConnectTimes: Hashable, Sendable {
     /// Resolution started (nil for Unix sockets).
     package var dnsStart: MonotonicTime?
     /// Resolution ended.
@@ -96,6 +97,14 @@ public struct ConnectMetrics: Hashable, Sendable {
     package var tlsStart: MonotonicTime?
     /// The TLS handshake finished.
     package var tlsEnd: MonotonicTime?
+
+    package init() {}
+}
+
+/// When each phase of establishing a connection started and ended, and which addresses were tried.
+public struct ConnectMetrics: Hashable, Sendable {
+    /// When each phase started and ended.
+    package var times = ConnectTimes()
     /// The resolved addresses, in the order they would be tried (RFC 8305 §4).
     public var resolvedAddresses: [SocketAddress] = []
     /// Every attempt made, in order, with its error (nil for the winner and abandoned ones).
