@@ -57,6 +57,14 @@ check_passed() {
 echo "== Alamofire document samples"
 python3 scripts/alamofire-samples.py --min-5 34 --min-4 114
 
+# A download without a destination ends in a temporary file its caller owns (Alamofire's
+# behaviour), and the tests that make such downloads leave those files. Everything from here on
+# (servers' folders, the nginx docroot, those files) goes to a temporary folder of this run's own,
+# removed when the script ends, so a run leaves nothing behind in /tmp.
+run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/bluebonnet-run.XXXXXX")
+export TMPDIR="$run_tmp"
+trap 'rm -f "$log"; rm -rf "$run_tmp" 2>/dev/null || true' EXIT
+
 echo "== tests"
 swift test --skip-build --skip BluebonnetPosixTests --skip BluebonnetTransportTests --skip BluebonnetLoadTests \
   --skip BluebonnetDiskFaultTests --skip BluebonnetTelemetryBootstrapTests 2>&1 | tee "$log"

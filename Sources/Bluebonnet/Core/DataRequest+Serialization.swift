@@ -105,7 +105,7 @@ extension DataRequest {
     ) -> AFDataResponse<Serializer.SerializedObject> {
         ResponseSerialization.response(
             serializing: serializer, request: outcome.request, response: outcome.response, data: outcome.data,
-            error: outcome.error, metrics: outcome.metrics, clock: ContinuousClock())
+            error: outcome.error, metrics: outcome.metrics)
     }
 
     /// The response as received, unserialized (every status and an empty body are fine).

@@ -103,8 +103,7 @@ extension DownloadRequest {
     func serialize<Serializer: DownloadResponseSerializerProtocol>(
         _ outcome: Outcome, with serializer: Serializer
     ) -> AFDownloadResponse<Serializer.SerializedObject> {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = MonotonicTime.now
         let fileURL = outcome.error == nil ? self.fileURL : nil
         let result: Result<Serializer.SerializedObject, BluebonnetError>
         do {
@@ -115,7 +114,7 @@ extension DownloadRequest {
         }
         return AFDownloadResponse(
             request: outcome.request, response: outcome.response, fileURL: self.fileURL, resumeData: resumeData,
-            metrics: outcome.metrics, serializationDuration: start.duration(to: clock.now), result: result)
+            metrics: outcome.metrics, serializationDuration: start.duration(to: .now), result: result)
     }
 
     func unserialized(_ outcome: Outcome) -> AFDownloadResponse<URL?> {

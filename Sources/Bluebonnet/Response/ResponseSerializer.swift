@@ -94,11 +94,11 @@ enum ResponseSerialization {
     /// `error` is the error the request already failed with; serializers rethrow it. Errors that
     /// are not ``BluebonnetError`` (a preprocessor's or a custom serializer's) become
     /// `.responseSerializationFailed(reason: .customSerializationFailed(error:))`.
-    static func response<Serializer: DataResponseSerializerProtocol, C: Clock>(
+    static func response<Serializer: DataResponseSerializerProtocol>(
         serializing serializer: Serializer, request: HTTPRequest?, response: HTTPResponse?, data: Data?,
-        error: BluebonnetError?, metrics: ResponseMetrics?, clock: C
-    ) -> AFDataResponse<Serializer.SerializedObject> where C.Duration == Duration {
-        let start = clock.now
+        error: BluebonnetError?, metrics: ResponseMetrics?
+    ) -> AFDataResponse<Serializer.SerializedObject> {
+        let start = MonotonicTime.now
         let result: Result<Serializer.SerializedObject, BluebonnetError>
         do {
             result = .success(try serializer.serialize(request: request, response: response, data: data, error: error))
@@ -106,7 +106,7 @@ enum ResponseSerialization {
             result = .failure(
                 error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
-        let duration = start.duration(to: clock.now)
+        let duration = start.duration(to: .now)
         return DataResponse(
             request: request, response: response, data: data, metrics: metrics,
             serializationDuration: duration, result: result)

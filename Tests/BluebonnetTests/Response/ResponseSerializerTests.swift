@@ -147,7 +147,7 @@ struct EmptyItem: Codable, Sendable, Equatable, EmptyResponse {
     @Test func serializationRunnerWrapsForeignErrorsAndTimes() {
         let response = ResponseSerialization.response(
             serializing: DataResponseSerializer(dataPreprocessor: Failing()), request: nil, response: TestRequests.response(200),
-            data: Data("x".utf8), error: nil, metrics: nil, clock: ContinuousClock())
+            data: Data("x".utf8), error: nil, metrics: nil)
         guard case .responseSerializationFailed(.customSerializationFailed(let inner))? = response.error else {
             Issue.record("\(response)")
             return
@@ -155,7 +155,7 @@ struct EmptyItem: Codable, Sendable, Equatable, EmptyResponse {
         #expect(inner as? SampleError == SampleError(id: 5))
         let passed = ResponseSerialization.response(
             serializing: StringResponseSerializer(), request: nil, response: TestRequests.response(200),
-            data: Data("x".utf8), error: .explicitlyCancelled, metrics: nil, clock: ContinuousClock())
+            data: Data("x".utf8), error: .explicitlyCancelled, metrics: nil)
         #expect(passed.error?.isExplicitlyCancelledError == true)
         #expect(passed.serializationDuration >= .zero)
     }
