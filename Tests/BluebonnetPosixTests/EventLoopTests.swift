@@ -528,6 +528,57 @@ extension PosixTests {
             }
         }
 
+        /// A thread that decided to wake the loop and is preempted before its eventfd write must
+        /// not find the eventfd closed (EBADF, a crash a full suite run hit once) or reused: the
+        /// loop, busy in a task, is asked to shut down; another thread hands it work and is held
+        /// (the debug-build hook) between its decision to wake the loop and its write; the loop
+        /// then runs that work and stops, and must wait for the write before closing its eventfd.
+        @Test func aWakeUpHeldBeforeItsWriteIsWaitedForByTheShutdown() async throws {
+            try await expectNoLeakedDescriptors {
+                let loop = try EventLoop()
+                let busy = ThreadSemaphore(), release = ThreadSemaphore()
+                loop.execute {
+                    busy.signal()
+                    release.wait()
+                }
+                let held = ThreadSemaphore(), wrote = ThreadSemaphore()
+                let ran = Atomic<Bool>(false)
+                await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+                    try? ThreadSpawner.spawnDetached(name: "bb-test-waker") {
+                        busy.wait()
+                        loop.beforeWakeUpWriteForTesting.withLock {
+                            $0 = {
+                                held.signal()
+                                // Long enough for the loop to run the work and reach its close.
+                                usleep(200_000)
+                            }
+                        }
+                        started.resume()
+                        loop.execute { ran.store(true, ordering: .relaxed) }
+                        wrote.signal()
+                    }
+                }
+                await withCheckedContinuation { (isHeld: CheckedContinuation<Void, Never>) in
+                    try? ThreadSpawner.spawnDetached(name: "bb-test-wait") {
+                        held.wait()
+                        isHeld.resume()
+                    }
+                }
+                let shutDown = Task { await loop.shutdownGracefully() }
+                release.signal()
+                await shutDown.value
+                let didRun = ran.load(ordering: .relaxed)
+                #expect(didRun, "the work handed over while the loop shut down ran")
+                #expect(loop.isShutDown)
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    try? ThreadSpawner.spawnDetached(name: "bb-test-join") {
+                        wrote.wait()
+                        done.resume()
+                    }
+                }
+            }
+        }
+
         @Test func shutdownFromTheLoopThreadCompletes() async throws {
             try await expectNoLeakedDescriptors {
                 let loop = try EventLoop()

@@ -38,6 +38,18 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     private let threadID = Atomic<UInt>(0)
     /// How many eventfd writes woke this loop (``wakeUpCount``).
     private let wakeUps = Atomic<Int>(0)
+    /// Wake-ups decided under `shared` and not yet written: counted up inside the locked section
+    /// that decides to wake (so before the loop can reach `.closing`, which is set under the same
+    /// lock and after which no section decides to wake), down once the write is done. `finish()`
+    /// waits for none before it closes the eventfd: a writer preempted between the lock and its
+    /// write would otherwise write to a closed descriptor (EBADF, a crash seen once in a loaded
+    /// test run) or to whatever descriptor took its number meanwhile.
+    private let wakersInFlight = Atomic<Int>(0)
+    #if DEBUG
+    /// Tests only (debug builds): run by a thread that decided to wake this loop, just before its
+    /// eventfd write, to hold it in the window the loop's shutdown must wait out.
+    package let beforeWakeUpWriteForTesting = Mutex<(@Sendable () -> Void)?>(nil)
+    #endif
     // @unchecked Sendable inside: only touched on the loop thread (see `LoopState`).
     let confined: LoopState
     private let number: Int
@@ -148,6 +160,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             // The loop looks at the queue before it blocks, so its own thread need not wake it.
             if onLoop || state.wakeupPending { return (true, false) }
             state.wakeupPending = true
+            wakersInFlight.add(1, ordering: .relaxed)
             return (true, true)
         }
         if wake { wakeUp() }
@@ -185,6 +198,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             let (id, isEarliest) = state.timers.insert(deadline: deadline.time, work: work)
             if onLoop || !isEarliest || state.wakeupPending { return (id, false) }
             state.wakeupPending = true
+            wakersInFlight.add(1, ordering: .relaxed)
             return (id, true)
         }
         if wake { wakeUp() }
@@ -240,6 +254,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
                 state.completions.append(completion)
                 if onLoop || state.wakeupPending { return (false, false) }
                 state.wakeupPending = true
+                wakersInFlight.add(1, ordering: .relaxed)
                 return (false, true)
             }
         }
@@ -255,8 +270,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// measurements.
     package var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
 
+    /// Writes the eventfd; called once for each wake-up counted in `wakersInFlight`, which it
+    /// counts down when done.
     private func wakeUp() {
         wakeUps.add(1, ordering: .relaxed)
+        #if DEBUG
+        beforeWakeUpWriteForTesting.withLock { $0 }?()
+        #endif
         var one: UInt64 = 1
         do {
             // `.wouldBlock` means the counter is saturated: the loop is woken anyway.
@@ -264,6 +284,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         } catch {
             preconditionFailure("waking \(self): \(error)")
         }
+        wakersInFlight.subtract(1, ordering: .releasing)
     }
 
     private func drainWakeups() {
@@ -345,6 +366,9 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         // Handlers may own sockets: dropping them here (on the loop thread) may close those.
         confined.registrations.removeAll()
         confined.descriptors.removeAll()
+        // A thread that decided to wake the loop before it reached `.closing` may not have written
+        // yet (`wakersInFlight`); no new one can start now. Rarely more than a few yields.
+        while wakersInFlight.load(ordering: .acquiring) != 0 { sched_yield() }
         try? Syscall.close(wakeDescriptor)
         try? Syscall.close(epollDescriptor)
         let (completions, timers) = shared.withLock { shared -> ([@Sendable () -> Void], TimerQueue) in
