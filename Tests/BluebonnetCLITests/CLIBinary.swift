@@ -106,7 +106,7 @@ enum CLIBinary {
     /// its peak resident set size (see ``peakMemoryScript``).
     static func runMeasuringPeakMemory(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> Measured {
         let executable = try path()
-        let python = try TestServer.program("python3", setupHint: "installs python3")
+        let python = try TestServer.python()
         let run = try await ChildProcess.run(python, ["-c", peakMemoryScript, executable] + arguments, timeout: timeout)
         let report = run.stdoutText.split(separator: " ").map { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         guard report.count == 2, let peak = report[0], let status = report[1] else {

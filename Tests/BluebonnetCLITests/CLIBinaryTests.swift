@@ -397,7 +397,7 @@ import Testing
 
     /// 32 MiB of zeros, gzipped to ~32 KiB: past the 8 MiB grace, over the 100× ratio limit.
     @Test func aDecompressionBombIsTooLarge() async throws {
-        let python = try TestServer.program("python3", setupHint: "installs python3")
+        let python = try TestServer.python()
         let made = try TestServer.run(python, ["-c", """
             import base64, gzip, sys
             body = gzip.compress(bytes(32 * 1024 * 1024), 9)

@@ -203,7 +203,10 @@ struct CorpusSessionTests {
         print(
             "corpus (Session\(delivery)): \(outcomes.count) cases in \(elapsed); the slowest /conn probe was answered"
                 + " \(outcomes.map(\.probeGap).max() ?? .zero) after its case's response")
-        // A sanitizer (scripts/sanitize.sh) runs it five to fifteen times slower: no bound then.
-        #expect(SanitizerRun.isActive || elapsed < .seconds(60), "the corpus run should stay under a minute")
+        // A guard against a run that stalls, not a speed test (speed is the benchmarks'): alone it
+        // takes seconds, beside the whole suite on a slow machine 42 to 61 s (2026-12-07), which
+        // the 60 s bound it had failed. A sanitizer (scripts/sanitize.sh) runs it five to fifteen
+        // times slower: no bound then.
+        #expect(SanitizerRun.isActive || elapsed < .seconds(150), "the corpus run should not stall")
     }
 }

@@ -118,7 +118,7 @@ import Testing
     /// The self-check takes seconds: it runs on a thread of its own, not on the cooperative pool
     /// (two such blocked pool threads stalled every other test of a run for ~5 s).
     @Test func replayServerPassesItsSelfCheck() async throws {
-        let python = try TestServer.program("python3", setupHint: "installs python3")
+        let python = try TestServer.python()
         let script = try FixturePaths.fixture("servers/replay_server.py")
         let result = try await offCooperativePool { try TestServer.run(python, [script.path, "--self-check"]) }
         #expect(result.status == 0, "\(result.output)")

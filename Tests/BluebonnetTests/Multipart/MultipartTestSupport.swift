@@ -118,7 +118,7 @@ struct ParsedForm: Decodable {
 
     /// Parses the body in `file` as `contentType` with the Python script.
     static func parse(_ file: URL, contentType: String) throws -> ParsedForm {
-        let python = try TestServer.program("python3", setupHint: "installs python3")
+        let python = try TestServer.python()
         let script = try FixturePaths.fixture("multipart/parse_form.py")
         let (status, output) = try TestServer.run(python, [script.path, contentType, file.path])
         guard status == 0 else { throw TestServer.Failure("parse_form.py exited with \(status):\n\(output)") }
