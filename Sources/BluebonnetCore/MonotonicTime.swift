@@ -22,7 +22,14 @@ package struct MonotonicTime: Hashable, Comparable, Sendable {
 
     /// The clock now.
     @inlinable
-    package static var now: MonotonicTime { MonotonicTime(ContinuousClock.now) }
+    package static var now: MonotonicTime { readClock() }
+
+    /// `ContinuousClock.now` taken apart in a frame of its own: the resilient `Instant` it returns
+    /// needs a buffer sized at run time (a metadata lookup, and in an async function a task
+    /// allocation and a slot of its frame at every place the clock is read), which inlined `now`
+    /// would put in each caller.
+    @usableFromInline @inline(never)
+    package static func readClock() -> MonotonicTime { MonotonicTime(ContinuousClock.now) }
 
     /// The farthest reading: what a deadline beyond about 292 years from boot becomes.
     package static let distantFuture = MonotonicTime(nanoseconds: .max)

@@ -17,15 +17,17 @@
 // adapter's own frames) gets further slabs as it would without it.
 
 /// The frame bytes a request's task needs at its deepest on a small GET (`Request.run` down to
-/// the HTTP/1 exchange and the response's step), with a little room: in a release build the
-/// pipeline's frames there add up to about 13 KB (`runOnce` 3.4, the exchange's dispatch 3.3, the
-/// collected exchange with `performHTTP1` inlined 5.6, the hand-off's closure 0.6), plus what the
-/// task allocates besides them. `Bluebonnet:GET:Small`'s malloc count (scripts/allocations.sh)
-/// is the same with 20 KiB as with 40, one more at 18 KiB and three more at 16. Each request in
-/// flight holds this much while it runs (5.5 MiB at 256), so it is no larger than needed; a frame
-/// that grows on this path shows in the gate. It was 40 KiB while `runOnce` held 11–12.5 KB of
-/// temporaries in its frame.
-typealias TaskFrameReserve = InlineArray<22528, UInt8>
+/// the HTTP/1 exchange and the response's step), with a little room. In a release build the
+/// pipeline's frames there are (read from their async function pointers) `run` 1.6 KB, `runOnce`
+/// 5.4, the exchange's dispatch 3.6 and the collected exchange with `performHTTP1` inlined 5.6
+/// (12 KB until the attempt's result stopped passing through its frame), plus the hand-off's
+/// closure 0.6; part of the chain fits in the slabs the task has before the reserve's.
+/// `Bluebonnet:GET:Small`'s malloc count (scripts/allocations.sh) is 29 at p50 with 14, 15 or 16
+/// KiB and 32 with 12. Each request in flight holds this much while it runs, waiting for a
+/// connection included (3.75 MiB at 256 in flight), so it is no larger than needed; a frame that
+/// grows on this path shows in the gate. It was 40 KiB while `runOnce` held 11–12.5 KB of
+/// temporaries in its frame, then 22 KiB.
+typealias TaskFrameReserve = InlineArray<15360, UInt8>
 
 /// Allocates a frame of `TaskFrameReserve`'s size in the current task and gives it back, so that
 /// the task's stack allocator keeps one free slab that large for the frames that follow. Only the

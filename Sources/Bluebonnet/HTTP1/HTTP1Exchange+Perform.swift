@@ -62,40 +62,26 @@ func performHTTP1(
             bodySource: bodySource, timeouts: timeouts, collector: collector, stream: stream, progress: progress,
             observer: observer)
         // One hop: the pool calls back on the connection's loop and the exchange starts right
-        // there; the task is resumed once, with the response (or why not).
-        let result: AttemptResult = await withTaskCancellationHandler {
+        // there; the task is resumed once, when the response is in (or there is none). How the
+        // attempt went stays in `current`, read by `settle` (synchronous and not inlined): carried
+        // through the continuation, it and its metrics (some 540 bytes, copied a dozen times
+        // over) were slots of this function's async frame, which a request holds for as long as
+        // it is in flight, waiting for a connection included (TaskFrames.swift).
+        await withTaskCancellationHandler {
             // Unsafe rather than checked (whose canary is an allocation per attempt): the pool
             // calls the lease handler exactly once, and the attempt resumes from it at once (no
             // connection) or from the exchange's completion, which the exchange calls exactly
             // once; either way it takes the continuation out of its state first.
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<AttemptResult, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 current.lease(resuming: continuation)
             }
         } onCancel: {
             current.cancel()
         }
-        switch result {
-        case .leaseFailed(let error, let metrics):
-            transactionFinished(metrics)
-            let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false)
-            if error.kind == .poolWaitTimeout && deadline != nil { throw .timeout(.total, context) }
-            if error.kind == .cancelled { throw .cancelled(context) }
-            throw .transport(error, context)
-        case .exchanged(let outcome, let measured):
-            transactionFinished(measured)
-            switch outcome {
-            case .success(let response):
-                return response
-            case .failure(let error):
-                let bodyIsReplayable = body.isReplayable || bodySource?.isReplayable == true
-                guard HTTP1Exchange.ReplayRule.shouldReplay(
-                    after: error, method: request.method, bodyIsReplayable: bodyIsReplayable, attempt: attempt)
-                else {
-                    throw error
-                }
-                attempt += 1
-            }
+        if let response = try current.settle(attempt: attempt, transactionFinished: transactionFinished) {
+            return response
         }
+        attempt += 1
     }
 }
 
@@ -142,7 +128,9 @@ private final class HTTP1Attempt: Sendable {
     struct State {
         var phase = Phase.idle
         /// The awaiting task; taken by the one resume.
-        var continuation: UnsafeContinuation<AttemptResult, Never>?
+        var continuation: UnsafeContinuation<Void, Never>?
+        /// How the attempt ended, stored by the one resume; taken by `settle`.
+        var result: AttemptResult?
         /// The leased connection until the exchange gives it back.
         var pooled: PooledConnection?
         /// The running exchange until it ends (for the observer).
@@ -184,8 +172,9 @@ private final class HTTP1Attempt: Sendable {
         self.observer = observer
     }
 
-    /// Asks the pool for a connection; `continuation` is resumed once with how the attempt went.
-    func lease(resuming continuation: UnsafeContinuation<AttemptResult, Never>) {
+    /// Asks the pool for a connection; `continuation` is resumed once the attempt ended (its
+    /// result then waits for `settle`).
+    func lease(resuming continuation: UnsafeContinuation<Void, Never>) {
         state.withLock { $0.continuation = continuation }
         let ticket = pool.lease(endpoint.poolKey, endpoint: endpoint, deadline: deadline) { [self] leased in
             self.leased(leased)
@@ -257,7 +246,42 @@ private final class HTTP1Attempt: Sendable {
     }
 
     private func resume(_ result: AttemptResult) {
-        state.withLock { $0.continuation.take() }?.resume(returning: result)
+        state.withLock { state in
+            state.result = result
+            return state.continuation.take()
+        }?.resume()
+    }
+
+    /// How the attempt ended, read once in the awaiting task after its resume: the response; nil
+    /// when the request is to be sent again on a new lease (`HTTP1Exchange.ReplayRule`); or the
+    /// exchange's error. `transactionFinished` is told the attempt's metrics first.
+    @inline(never)
+    func settle(attempt: Int, transactionFinished: (TransactionMetrics) -> Void) throws(ExchangeError) -> CollectedResponse? {
+        guard let result = state.withLock({ $0.result.take() }) else {
+            preconditionFailure("an HTTP/1 attempt resumed without its result")
+        }
+        switch result {
+        case .leaseFailed(let error, let metrics):
+            transactionFinished(metrics)
+            let context = ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false)
+            if error.kind == .poolWaitTimeout && deadline != nil { throw .timeout(.total, context) }
+            if error.kind == .cancelled { throw .cancelled(context) }
+            throw .transport(error, context)
+        case .exchanged(let outcome, let measured):
+            transactionFinished(measured)
+            switch outcome {
+            case .success(let response):
+                return response
+            case .failure(let error):
+                let bodyIsReplayable = body.isReplayable || bodySource?.isReplayable == true
+                guard HTTP1Exchange.ReplayRule.shouldReplay(
+                    after: error, method: request.method, bodyIsReplayable: bodyIsReplayable, attempt: attempt)
+                else {
+                    throw error
+                }
+                return nil
+            }
+        }
     }
 
     /// The task was cancelled: withdraws the lease, or cancels the exchange on its loop.
