@@ -48,7 +48,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     #if DEBUG
     /// Tests only (debug builds): run by a thread that decided to wake this loop, just before its
     /// eventfd write, to hold it in the window the loop's shutdown must wait out.
-    package let beforeWakeUpWriteForTesting = Mutex<(@Sendable () -> Void)?>(nil)
+    let beforeWakeUpWriteForTesting = Mutex<(@Sendable () -> Void)?>(nil)
     #endif
     // @unchecked Sendable inside: only touched on the loop thread (see `LoopState`).
     let confined: LoopState
