@@ -108,7 +108,7 @@ func temporaryFolder() throws -> URL {
     return folder
 }
 
-/// Waits until `condition` holds, checking every 2 ms for at most 10 s: for values that closures
+/// Waits until `condition` holds, checking every 2 ms for at most 30 s: for values that closures
 /// on concurrent queues deliver after the response handler ran. Returns whether it held.
 func eventually(_ condition: () -> Bool) async -> Bool {
     // 30 s, as the integration tests' `eventually`: under the whole suite's load on a slow machine
