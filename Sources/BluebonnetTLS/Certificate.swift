@@ -22,9 +22,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The `subjectAltName` IP addresses, printed (`127.0.0.1`, `::1`).
     public var ipAddresses: [String] { alternativeNames.ip }
     /// The start of the validity period, in seconds since 1970-01-01 UTC.
-    public var notValidBefore: Int { owner.withUnsafeX509 { Self.secondsSinceEpoch(X509_get0_notBefore($0)) } }
+    public var notValidBefore: Int { owner.withUnsafeX509 { Self.secondsSinceEpoch(X509_get0_notBefore($0)) ?? 0 } }
     /// The end of the validity period, in seconds since 1970-01-01 UTC.
-    public var notValidAfter: Int { owner.withUnsafeX509 { Self.secondsSinceEpoch(X509_get0_notAfter($0)) } }
+    public var notValidAfter: Int { owner.withUnsafeX509 { Self.secondsSinceEpoch(X509_get0_notAfter($0)) ?? 0 } }
     /// The subject public key (its DER SubjectPublicKeyInfo and SHA-256, the SPKI pin).
     public var publicKey: PublicKey {
         PublicKey(subjectPublicKeyInfo: owner.withUnsafeX509 { X509Owner.subjectPublicKeyInfo(of: $0) })
@@ -125,12 +125,13 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return String(cString: text)
     }
 
-    private static func secondsSinceEpoch(_ time: UnsafePointer<ASN1_TIME>?) -> Int {
-        guard let time, let epoch = ASN1_TIME_set(nil, 0) else { return 0 }
+    /// An ASN.1 time as seconds since the Unix epoch, or nil when it does not convert.
+    static func secondsSinceEpoch(_ time: UnsafePointer<ASN1_TIME>?) -> Int? {
+        guard let time, let epoch = ASN1_TIME_set(nil, 0) else { return nil }
         defer { ASN1_TIME_free(epoch) }
         var days: Int32 = 0
         var seconds: Int32 = 0
-        guard ASN1_TIME_diff(&days, &seconds, epoch, time) == 1 else { return 0 }
+        guard ASN1_TIME_diff(&days, &seconds, epoch, time) == 1 else { return nil }
         return Int(days) * 86_400 + Int(seconds)
     }
 

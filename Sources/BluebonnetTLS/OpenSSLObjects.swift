@@ -24,6 +24,13 @@ final class X509Owner: @unchecked Sendable {
 
     deinit { X509_free(pointer) }
 
+    /// Every certificate of a `STACK_OF(X509)` someone else owns, each with a reference of its own.
+    static func retainingAll(_ stack: OpaquePointer) -> [X509Owner] {
+        (0..<cbluebonnet_sk_X509_num(stack)).compactMap { index in
+            cbluebonnet_sk_X509_value(stack, index).map(X509Owner.init(retaining:))
+        }
+    }
+
     func withUnsafeX509<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R { try body(pointer) }
 
     /// The certificate's DER encoding.

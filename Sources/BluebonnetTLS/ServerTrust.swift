@@ -274,11 +274,7 @@ extension TLSEngine {
             guard let leaf = SSL_get1_peer_certificate(ssl) else { return [] }
             let leafOwner = X509Owner(taking: leaf)
             var chain: [X509Owner] = []
-            if let sent = SSL_get_peer_cert_chain(ssl) {
-                chain = (0..<cbluebonnet_sk_X509_num(sent)).compactMap { index in
-                    cbluebonnet_sk_X509_value(sent, index).map(X509Owner.init(retaining:))
-                }
-            }
+            if let sent = SSL_get_peer_cert_chain(ssl) { chain = X509Owner.retainingAll(sent) }
             // The client's stack holds the leaf first, as the same object.
             if chain.first.map({ owner in owner.withUnsafeX509 { $0 != leaf } }) ?? true { chain.insert(leafOwner, at: 0) }
             return chain.map(Certificate.init)

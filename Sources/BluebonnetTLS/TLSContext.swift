@@ -21,6 +21,9 @@ public final class TLSContext: @unchecked Sendable {
     private let context: OpaquePointer
     /// Cached sessions for resumption, keyed by origin; at most ``maximumCachedSessions`` entries.
     private let sessions = Mutex<[SessionKey: SessionOwner]>([:])
+    /// Server chains verified by this context's handshakes, accepted again without verifying
+    /// them anew while the same certificates come for the same host (`VerifiedChainCache`).
+    let verifiedChains = VerifiedChainCache()
     /// The server's ALPN list (a UInt16 length, then RFC 7301 wire format), owned here and freed
     /// in `deinit`: OpenSSL's select callback receives its address and points its answer into it.
     private let serverALPN: UnsafeMutableRawBufferPointer?
@@ -55,6 +58,9 @@ public final class TLSContext: @unchecked Sendable {
         case .fullVerification, .noHostnameVerification: SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         }
         try loadTrustRoots(configuration.trustRoots)
+        // Every stored property is set: `self` may be handed to OpenSSL (unretained; an `SSL`
+        // made from this context is owned by a `TLSEngine`, which keeps the context alive).
+        SSL_CTX_set_cert_verify_callback(context, VerifiedChainCache.callback, Unmanaged.passUnretained(self).toOpaque())
         if configuration.requestsCertificateStatus {
             _ = cbluebonnet_SSL_CTX_set_tlsext_status_type(context, TLSEXT_STATUSTYPE_ocsp)
         }

@@ -58,12 +58,12 @@ extension TLSEngine {
             if let verified = SSL_get0_verified_chain(ssl), cbluebonnet_sk_X509_num(verified) > 0,
                 SSL_get_verify_result(ssl) == X509_V_OK
             {
-                let chain = Self.owners(verified)
+                let chain = X509Owner.retainingAll(verified)
                 return PeerCertificates(leaf: chain.first, chain: .verified(chain))
             }
             guard let leaf = SSL_get1_peer_certificate(ssl) else { return PeerCertificates(leaf: nil, chain: .sent([])) }
             let leafOwner = X509Owner(taking: leaf)
-            let sent = SSL_get_peer_cert_chain(ssl).map(Self.owners) ?? []
+            let sent = SSL_get_peer_cert_chain(ssl).map(X509Owner.retainingAll) ?? []
             if SSL_session_reused(ssl) == 1, context.configuration?.certificateVerification != CertificateVerification.none {
                 // A resumed session keeps the chain the peer sent, not the one verified then:
                 // it is built again from the same trust roots (when asked) so pins on
@@ -79,12 +79,6 @@ extension TLSEngine {
         withUnsafeSSL { ssl in
             guard let name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name) else { return nil }
             return String(cString: name)
-        }
-    }
-
-    private static func owners(_ stack: OpaquePointer) -> [X509Owner] {
-        (0..<cbluebonnet_sk_X509_num(stack)).compactMap { index in
-            cbluebonnet_sk_X509_value(stack, index).map(X509Owner.init(retaining:))
         }
     }
 }

@@ -68,6 +68,10 @@ void cbluebonnet_sk_X509_free(STACK_OF(X509) *stack) {
     sk_X509_free(stack);
 }
 
+void cbluebonnet_sk_X509_pop_free(STACK_OF(X509) *stack) {
+    sk_X509_pop_free(stack, X509_free);
+}
+
 int cbluebonnet_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names) {
     return sk_GENERAL_NAME_num(names);
 }

@@ -46,6 +46,9 @@ STACK_OF(X509) *cbluebonnet_sk_X509_new_null(void);
 int cbluebonnet_sk_X509_push(STACK_OF(X509) *stack, X509 *cert);
 /// Why: `sk_X509_free` is a macro over `OPENSSL_sk_free` (frees the stack, not the certificates).
 void cbluebonnet_sk_X509_free(STACK_OF(X509) *stack);
+/// Why: `sk_X509_pop_free` is a macro over `OPENSSL_sk_pop_free` (frees the stack and drops one
+/// reference to each certificate).
+void cbluebonnet_sk_X509_pop_free(STACK_OF(X509) *stack);
 /// Why: `sk_GENERAL_NAME_num` is a macro over `OPENSSL_sk_num` (subjectAltName entries).
 int cbluebonnet_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names);
 /// Why: `sk_GENERAL_NAME_value` is a macro over `OPENSSL_sk_value`.
