@@ -24,6 +24,10 @@ final class X509Owner: @unchecked Sendable {
 
     deinit { X509_free(pointer) }
 
+    /// Whether `other` is the same certificate (`X509_cmp`: the SHA-1 fingerprints of the whole
+    /// certificates, then the signed parts byte for byte).
+    func isSame(as other: OpaquePointer) -> Bool { X509_cmp(pointer, other) == 0 }
+
     /// Every certificate of a `STACK_OF(X509)` someone else owns, each with a reference of its own.
     static func retainingAll(_ stack: OpaquePointer) -> [X509Owner] {
         (0..<cbluebonnet_sk_X509_num(stack)).compactMap { index in

@@ -19,8 +19,10 @@ public struct ServerTrust: Sendable {
     public let stapledOCSPResponse: [UInt8]?
     let store: TrustStore
     /// What OpenSSL's verification during the handshake found, against the same store: reused by
-    /// ``validatedChain(forHost:)`` instead of verifying again. Nil for a trust made by hand, a
-    /// resumed session (verified in an earlier handshake) and the trusts derived from this one.
+    /// ``validatedChain(forHost:)`` instead of verifying again; for a resumed session, what the
+    /// full handshake that made it found, while the context keeps it. Nil for a trust made by
+    /// hand, a resumed session whose verification the context no longer keeps, and the trusts
+    /// derived from this one.
     var handshakeVerification: HandshakeVerification?
     /// Whether any trust root ends a chain, self-signed or not (``anchored(to:)``).
     private var anchorsArePinned = false
@@ -71,7 +73,8 @@ public struct ServerTrust: Sendable {
     }
 
     /// The chain the handshake itself verified for `host` (with the host check), when it did and
-    /// succeeded: nil on a resumed session, for another host, or after a failure. Reading it costs
+    /// succeeded (for a resumed session, the full handshake that made it, while its context keeps
+    /// that verification): nil otherwise, for another host, or after a failure. Reading it costs
     /// nothing, where ``leafNames(_:)`` parses the leaf's names again.
     package func handshakeVerifiedChain(forHost host: String) -> [Certificate]? {
         guard let recorded = handshakeVerification, recorded.result == Int(X509_V_OK),
@@ -296,24 +299,30 @@ extension TLSEngine {
 
 extension TLSEngine {
     /// The handshake's own verification of `certificates` (the peer's, as ``serverTrust`` shares
-    /// them), or nil on a resumed session, whose chain was verified in an earlier handshake.
-    /// OpenSSL verifies the peer's chain during every full handshake, also when the context does
-    /// not require it to succeed (`SSL_VERIFY_NONE`, as for connections a server-trust evaluator
-    /// judges): reading the result costs nothing, verifying again costs a signature check per
-    /// certificate.
+    /// them). OpenSSL verifies the peer's chain during every full handshake, also when the context
+    /// does not require it to succeed (`SSL_VERIFY_NONE`, as for connections a server-trust
+    /// evaluator judges): reading the result costs nothing, verifying again costs a signature
+    /// check per certificate. A resumed session verifies nothing: its record is the full
+    /// handshake's that made it, while the context still keeps that success
+    /// (`VerifiedChainCache`, same host, same certificates); otherwise nil.
     private func handshakeVerification(of certificates: [Certificate]) -> HandshakeVerification? {
         withUnsafeSSL { ssl in
-            guard SSL_session_reused(ssl) == 0 else { return nil }
+            // The chain's members are the given certificates' X509s and the store's (or, from
+            // the cache, equal ones): reuse the given values where they are the same objects.
+            func certificate(_ member: X509Owner) -> Certificate {
+                member.withUnsafeX509 { pointer in certificates.first { $0.owner.withUnsafeX509 { $0 == pointer } } }
+                    ?? Certificate(member)
+            }
+            guard SSL_session_reused(ssl) == 0 else {
+                guard let chain = context.verifiedChains.verifiedChain(host: verifiedHost, sent: certificates.map(\.owner))
+                else { return nil }
+                return HandshakeVerification(result: Int(X509_V_OK), host: verifiedHost, chain: chain.map(certificate))
+            }
             let result = Int(SSL_get_verify_result(ssl))
             var chain: [Certificate] = []
             if result == Int(X509_V_OK) {
                 guard let verified = SSL_get0_verified_chain(ssl) else { return nil }
-                chain = (0..<cbluebonnet_sk_X509_num(verified)).compactMap { index in
-                    cbluebonnet_sk_X509_value(verified, index).map { member in
-                        certificates.first { $0.owner.withUnsafeX509 { $0 == member } }
-                            ?? Certificate(X509Owner(retaining: member))
-                    }
-                }
+                chain = X509Owner.retainingAll(verified).map(certificate)
                 guard !chain.isEmpty else { return nil }
             }
             return HandshakeVerification(result: result, host: verifiedHost, chain: chain)

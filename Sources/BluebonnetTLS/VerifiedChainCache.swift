@@ -67,13 +67,16 @@ final class VerifiedChainCache: Sendable {
     /// Verifies the chain in `store` (an initialised `X509_STORE_CTX`), from the cache or with
     /// `X509_verify_cert`, leaving the store as `X509_verify_cert` would on success.
     func verify(_ store: OpaquePointer) -> Int32 {
+        // libssl verifies the peer's stack with its first certificate as the leaf.
         guard let host = Self.checkedHost(store), let leaf = X509_STORE_CTX_get0_cert(store),
-            let untrusted = X509_STORE_CTX_get0_untrusted(store)
+            let untrusted = X509_STORE_CTX_get0_untrusted(store), cbluebonnet_sk_X509_value(untrusted, 0) == leaf
         else { return X509_verify_cert(store) }
-        let now = Int64(time(nil)) &+ clockOffset.load(ordering: .relaxed)
-        if let verified = lookup(host: host, leaf: leaf, untrusted: untrusted, now: now),
-            let stack = cbluebonnet_sk_X509_new_null()
-        {
+        let now = self.now
+        let found = lookup(host: host, count: Int(cbluebonnet_sk_X509_num(untrusted)), now: now) { cached, index in
+            guard let sent = cbluebonnet_sk_X509_value(untrusted, Int32(index)) else { return false }
+            return cached.isSame(as: sent)
+        }
+        if let verified = found, let stack = cbluebonnet_sk_X509_new_null() {
             for owner in verified {
                 owner.withUnsafeX509 { certificate in
                     X509_up_ref(certificate)
@@ -108,24 +111,29 @@ final class VerifiedChainCache: Sendable {
         return .some(engine.verifiedHost)
     }
 
-    private func lookup(host: String?, leaf: OpaquePointer, untrusted: OpaquePointer, now: Int64) -> [X509Owner]? {
-        let count = Int(cbluebonnet_sk_X509_num(untrusted))
+    /// The chain this context verified for `host` from exactly `sent` (leaf first, as the
+    /// peer sent it), while the entry is current: for a resumed session, whose handshake verifies
+    /// nothing, to report the verification of the full handshake that made it.
+    func verifiedChain(host: String?, sent: [X509Owner]) -> [X509Owner]? {
+        lookup(host: host, count: sent.count, now: now) { cached, index in
+            sent[index].withUnsafeX509 { cached.isSame(as: $0) }
+        }
+    }
+
+    private var now: Int64 { Int64(time(nil)) &+ clockOffset.load(ordering: .relaxed) }
+
+    /// The verified chain of the current entry for `host` whose sent chain has `count`
+    /// certificates, each of which `matches` the one at its index.
+    private func lookup(
+        host: String?, count: Int, now: Int64, matches: (X509Owner, Int) -> Bool
+    ) -> [X509Owner]? {
+        guard count > 0 else { return nil }
         return entries.withLock { entries -> [X509Owner]? in
             for entry in entries where entry.host == host && entry.sent.count == count {
                 guard now >= entry.validFrom, now <= entry.validUntil, now >= entry.verifiedAt,
                     now - entry.verifiedAt < Self.lifetime
                 else { continue }
-                guard entry.sent[0].withUnsafeX509({ X509_cmp($0, leaf) }) == 0 else { continue }
-                var same = true
-                for index in 0..<count {
-                    guard let sent = cbluebonnet_sk_X509_value(untrusted, Int32(index)),
-                        entry.sent[index].withUnsafeX509({ X509_cmp($0, sent) }) == 0
-                    else {
-                        same = false
-                        break
-                    }
-                }
-                if same { return entry.verified }
+                if (0..<count).allSatisfy({ matches(entry.sent[$0], $0) }) { return entry.verified }
             }
             return nil
         }

@@ -145,3 +145,39 @@ import Testing
         #expect(context.verifiedChains.hits.load(ordering: .relaxed) >= accepted)
     }
 }
+
+/// A resumed session verifies no certificate; its trust reports the verification of the full
+/// handshake that made it, while the context keeps it, so evaluators need not verify again.
+@Suite struct ResumedSessionVerificationTests {
+    @Test(arguments: [TLSVersion.tls1_2, .tls1_3])
+    func aResumedSessionReportsTheFullHandshakesVerification(version: TLSVersion) throws {
+        let context = try TLSContext(configuration: try Certs.clientConfiguration(maximumVersion: version))
+        let serverContext = try Certs.serverContext()
+        func once() throws -> TLSEngine {
+            let client = try TLSEngine(context: context, serverName: "localhost", port: 443)
+            let server = try TLSEngine(serverContext: serverContext)
+            #expect(InMemoryHandshake.run(client: client, server: server).succeeded)
+            // TLS 1.3 tickets arrive after the handshake: reading application data processes them.
+            #expect(try transfer("hello", from: server, to: client) == "hello")
+            return client
+        }
+        let full = try once()
+        let fullRecord = try #require(full.serverTrust?.handshakeVerification)
+        let resumed = try once()
+        #expect(resumed.isSessionResumed)
+        let record = try #require(resumed.serverTrust?.handshakeVerification, "the full handshake's verification")
+        #expect(record.result == 0)
+        #expect(record.host == "localhost")
+        #expect(record.chain.map(\.der) == fullRecord.chain.map(\.der))
+        #expect(record.chain.count == 3)
+        #expect(resumed.serverTrust?.handshakeVerifiedChain(forHost: "localhost")?.count == 3)
+        #expect(resumed.serverTrust?.handshakeVerifiedChain(forHost: "127.0.0.1") == nil)
+
+        // Once the context no longer keeps it, a resumed session's trust verifies again.
+        context.verifiedChains.clockOffset.store(VerifiedChainCache.lifetime, ordering: .relaxed)
+        let later = try once()
+        #expect(later.isSessionResumed)
+        #expect(later.serverTrust?.handshakeVerification == nil)
+        #expect(try later.serverTrust?.validatedChain(forHost: "localhost").count == 3)
+    }
+}
