@@ -17,10 +17,10 @@ struct Coordinator: ParsableCommand {
     @Option(help: "Rounds per scenario (default 3; --quick: 1).")
     var rounds: Int?
 
-    @Option(help: "Measured seconds per run (default 5; --quick: 2).")
+    @Option(help: "Measured seconds per run (default 5; --quick: 1).")
     var duration: Double?
 
-    @Option(help: "Warm-up seconds per run, in the same process, not measured (default 1; --quick: 0.5).")
+    @Option(help: "Warm-up seconds per run, in the same process, not measured (default 1; --quick: 0.25).")
     var warmup: Double?
 
     @Option(help: "Comma-separated scenario names (default: all; see --list).")
@@ -53,8 +53,8 @@ struct Coordinator: ParsableCommand {
             return
         }
         let settings = RunSettings(
-            quick: quick, rounds: rounds ?? (quick ? 1 : 3), warmup: warmup ?? (quick ? 0.5 : 1),
-            duration: duration ?? (quick ? 2 : 5))
+            quick: quick, rounds: rounds ?? (quick ? 1 : 3), warmup: warmup ?? (quick ? 0.25 : 1),
+            duration: duration ?? (quick ? 1 : 5))
         let selectedScenarios = try selectScenarios()
         let selectedClients = try selectClients()
         let repo = try RepoPaths.find(repoRoot)
