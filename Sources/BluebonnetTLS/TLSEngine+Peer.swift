@@ -38,8 +38,9 @@ extension TLSEngine {
     /// The peer's certificates as DER, leaf first, for pinning.
     ///
     /// When verification ran, the *verified* chain (leaf … trust root, as OpenSSL built it from
-    /// the trust roots, which may differ from what the peer sent; on a resumed session it is built
-    /// again from the same roots); with
+    /// the trust roots, which may differ from what the peer sent; on a resumed session the one
+    /// the full handshake that made it verified, while the context keeps it, else built again
+    /// from the same roots); with
     /// ``CertificateVerification/none``, the chain exactly as the peer sent it. Empty before the
     /// handshake completes or when the peer sent no certificate.
     public var peerCertificateChain: [[UInt8]] { peerCertificates.chain }
@@ -68,7 +69,7 @@ extension TLSEngine {
                 // A resumed session keeps the chain the peer sent, not the one verified then:
                 // it is built again from the same trust roots (when asked) so pins on
                 // intermediates/roots hold.
-                return PeerCertificates(leaf: leafOwner, chain: .rebuild(context, sent))
+                return PeerCertificates(leaf: leafOwner, chain: .rebuild(context, verifiedHost, sent))
             }
             return PeerCertificates(leaf: leafOwner, chain: .sent(sent))
         }
@@ -93,10 +94,11 @@ package final class PeerCertificates: @unchecked Sendable {
     enum Source {
         /// The chain verified during the handshake, leaf first, ending at a trust root.
         case verified([X509Owner])
-        /// A resumed session's chain as the peer sent it (leaf first), to verify again against
-        /// the context's trust roots when first asked: the session does not keep the chain it
-        /// verified then.
-        case rebuild(TLSContext, [X509Owner])
+        /// A resumed session's chain as the peer sent it (leaf first) and the host the
+        /// connection checks: when first asked, the chain the context verified for them in the
+        /// full handshake that made the session, while it keeps it (`VerifiedChainCache`), else
+        /// verified again against the context's trust roots (the session does not keep it).
+        case rebuild(TLSContext, String?, [X509Owner])
         /// The chain as the peer sent it (no verification ran): the client's
         /// `SSL_get_peer_cert_chain` includes the leaf, the server's does not.
         case sent([X509Owner])
@@ -119,8 +121,12 @@ package final class PeerCertificates: @unchecked Sendable {
         switch source {
         case .verified(let owners):
             chain = owners.map(\.der)
-        case .rebuild(let context, let sent):
-            chain = Self.rebuilt(context, leaf: leaf, sent: sent) ?? Self.withLeaf(leaf, sent)
+        case .rebuild(let context, let host, let sent):
+            if let verified = context.verifiedChains.verifiedChain(host: host, sent: sent) {
+                chain = verified.map(\.der)
+            } else {
+                chain = Self.rebuilt(context, leaf: leaf, sent: sent) ?? Self.withLeaf(leaf, sent)
+            }
         case .sent(let sent):
             chain = Self.withLeaf(leaf, sent)
         }

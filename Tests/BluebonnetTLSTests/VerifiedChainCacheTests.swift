@@ -172,6 +172,8 @@ import Testing
         #expect(record.chain.count == 3)
         #expect(resumed.serverTrust?.handshakeVerifiedChain(forHost: "localhost")?.count == 3)
         #expect(resumed.serverTrust?.handshakeVerifiedChain(forHost: "127.0.0.1") == nil)
+        // The engine's own report of the chain (`TLSInfo`'s) is the same one.
+        #expect(resumed.peerCertificateChain == full.peerCertificateChain)
 
         // Once the context no longer keeps it, a resumed session's trust verifies again.
         context.verifiedChains.clockOffset.store(VerifiedChainCache.lifetime, ordering: .relaxed)
@@ -179,5 +181,6 @@ import Testing
         #expect(later.isSessionResumed)
         #expect(later.serverTrust?.handshakeVerification == nil)
         #expect(try later.serverTrust?.validatedChain(forHost: "localhost").count == 3)
+        #expect(later.peerCertificateChain == full.peerCertificateChain)
     }
 }
