@@ -81,6 +81,44 @@ struct RequestLifecycleTests {
         await session.shutdown()
     }
 
+    /// A request resumed while the pool has no connection for it begins its exchange at once
+    /// (`Request.beginFirstHop()`: its lease waits, its task does not run yet): it is on the wire
+    /// as far as the monitors know, is cancelled without ever being sent, gives its lease back,
+    /// and its timeout covers the wait.
+    @Test func aRequestWaitingForAConnectionIsCancelledOrTimesOutThere() async throws {
+        let base = try SuiteTestServer.baseURL()
+        let counts = Counts()
+        var configuration = SessionConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let session = Session(configuration: configuration, eventMonitors: [counts.monitor])
+        let running = session.request("\(base)/stall-head")
+        let pending = running.serializingData()
+        #expect(await eventually { counts["transaction"] == 1 }, "the first request holds the one connection")
+
+        let waiting = session.request("\(base)/ok")
+        let waited = waiting.serializingData()
+        #expect(await eventually { counts["transaction"] == 2 }, "the second began its exchange: its lease waits")
+        #expect(session.pool.waitingRequestCount == 1)
+        waiting.cancel()
+        let cancelled = await waited.response
+        #expect(cancelled.error?.isExplicitlyCancelledError == true, "\(cancelled.result)")
+        #expect(cancelled.response == nil, "it never reached the wire")
+        #expect(session.pool.waitingRequestCount == 0, "its lease was withdrawn")
+
+        // The wait counts in the request's own timeout.
+        let start = ContinuousClock.now
+        let timedOut = await session.request("\(base)/ok") { $0.timeoutInterval = 0.3 }.serializingData().response
+        #expect(timedOut.error?.networkErrorKind == .timedOut, "\(timedOut.result)")
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(session.pool.waitingRequestCount == 0)
+
+        running.cancel()
+        #expect((await pending.response).error?.isExplicitlyCancelledError == true)
+        #expect(try await session.request("\(base)/ok").serializingData().value == Data("ok".utf8), "the connection came back")
+        #expect(await eventually { counts["finish"] == 4 })
+        await session.shutdown()
+    }
+
     @Test func withStartRequestsImmediatelyAHandlerResumesASuspendedRequest() async throws {
         let base = try SuiteTestServer.baseURL()
         let session = Session()

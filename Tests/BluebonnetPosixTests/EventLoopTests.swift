@@ -69,14 +69,19 @@ extension PosixTests {
             let offsets = [7, 3, 15, 0, 3, 11, 1, 15, 9, 2, 5, 12, 7, 4]
             let fired = LoopRecord<[Int]>([])
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                for (index, offset) in offsets.enumerated() {
-                    loop.scheduleTask(deadline: Deadline(base.advanced(by: .milliseconds(offset)))) {
-                        #expect(ContinuousClock.now >= base.advanced(by: .milliseconds(offset)), "fired early")
-                        fired.update { $0.append(index) }
+                // All scheduled in one job on the loop, so that none can fire before the others are
+                // in (scheduling from off the loop took longer than the 20 ms margin under
+                // ThreadSanitizer on a loaded machine, and the first due fired ahead of an earlier one).
+                loop.execute {
+                    for (index, offset) in offsets.enumerated() {
+                        loop.scheduleTask(deadline: Deadline(base.advanced(by: .milliseconds(offset)))) {
+                            #expect(ContinuousClock.now >= base.advanced(by: .milliseconds(offset)), "fired early")
+                            fired.update { $0.append(index) }
+                        }
                     }
+                    // Scheduled last at the latest deadline, so it runs after every other task.
+                    loop.scheduleTask(deadline: Deadline(base.advanced(by: .milliseconds(offsets.max()!)))) { done.resume() }
                 }
-                // Scheduled last at the latest deadline, so it runs after every other task.
-                loop.scheduleTask(deadline: Deadline(base.advanced(by: .milliseconds(offsets.max()!)))) { done.resume() }
             }
             let expected = offsets.indices.sorted { (offsets[$0], $0) < (offsets[$1], $1) }
             #expect(fired.value == expected)

@@ -116,7 +116,7 @@ extension Request {
     /// The head, endpoint, timeouts and sinks of `request`'s exchange (synchronous: its
     /// temporaries stay on the thread's stack, out of the request task's async frames).
     @inline(never)
-    private func exchangePlan(for request: HTTPRequest, upload: UploadPlan) throws(BluebonnetError) -> ExchangePlan {
+    func exchangePlan(for request: HTTPRequest, upload: UploadPlan) throws(BluebonnetError) -> ExchangePlan {
         let configuration = session.configuration
         guard let url = request.url, let direct = Self.endpoint(for: url, tls: configuration.tls) else {
             throw .invalidURL(url: request.url?.absoluteString ?? "")

@@ -16,14 +16,17 @@ extension Request {
     func run() async {
         startTelemetry()
         session.retryBudget?.deposit()
-        let start = MonotonicTime.now
+        // A first hop `resume()` began counts from then.
+        let start = firstHopStart ?? MonotonicTime.now
         let settings = snapshot
         var retryCount = 0
         var redirectCount = 0
         var transactions: [TransactionMetrics] = []
+        var attemptStart = start
         while true {
-            let tasksBefore = taskCount
-            let (attemptStart, transactionsBefore) = (MonotonicTime.now, transactions.count)
+            // The first attempt's task, when `resume()` began it, is already counted.
+            let tasksBefore = retryCount == 0 ? 0 : taskCount
+            let transactionsBefore = transactions.count
             let attempt = await runOnce(settings: settings, retryCount: retryCount, transactions: &transactions)
             guard
                 let failed = attemptEnded(
@@ -31,6 +34,7 @@ extension Request {
                     taskStart: start, redirectCount: &redirectCount, transactions: transactions)
             else { return }
             guard await retries(failed.outcome, dueTo: failed.error, retryCount: &retryCount) else { return }
+            attemptStart = MonotonicTime.now
         }
     }
 
@@ -124,25 +128,31 @@ extension Request {
         settings: PipelineSettings, retryCount: Int, transactions: inout [TransactionMetrics]
     ) async -> Attempt {
         var request: HTTPRequest
-        switch startAttempt(settings: settings) {
-        case .end(let attempt): return attempt
-        case .proceed(let prepared): request = prepared
-        }
-        // Without an interceptor no array of adapters is made (an allocation per request).
-        if session.interceptor != nil || interceptor != nil {
-            switch await adapted(request, retryCount: retryCount) {
-            case .end(let attempt): return attempt
-            case .proceed(let adapted): request = adapted
-            }
-        }
         let task: URLSessionTask
         var hops: Hops
-        switch startHops(&request, settings: settings) {
-        case .end(let attempt): return attempt
-        case .proceed(let started): (task, hops) = started
+        // The first hop `resume()` prepared, sent and began exchanging (`beginFirstHop()`).
+        var sent = false
+        if let first = takeFirstHop() {
+            (request, task, hops, sent) = (first.request, first.task, first.hops, true)
+        } else {
+            switch startAttempt(settings: settings) {
+            case .end(let attempt): return attempt
+            case .proceed(let prepared): request = prepared
+            }
+            // Without an interceptor no array of adapters is made (an allocation per request).
+            if session.interceptor != nil || interceptor != nil {
+                switch await adapted(request, retryCount: retryCount) {
+                case .end(let attempt): return attempt
+                case .proceed(let adapted): request = adapted
+                }
+            }
+            switch startHops(&request, settings: settings) {
+            case .end(let attempt): return attempt
+            case .proceed(let started): (task, hops) = started
+            }
         }
         while true {
-            willSend(&request, task: task, hops: &hops)
+            if sent { sent = false } else { willSend(&request, task: task, hops: &hops) }
             let exchanged: Exchanged
             let transactionsBefore = transactions.count
             do {
@@ -160,6 +170,49 @@ extension Request {
             case .proceed: continue
             }
         }
+    }
+
+    /// The first hop `resume()` began before the request's task ran (`Mutable.firstHop`): the
+    /// request as sent, its task and hops, and its exchange's first attempt (nil when the
+    /// exchange could not begin: the pipeline then fails it as it would have).
+    struct FirstHop {
+        var request: HTTPRequest
+        var task: URLSessionTask
+        var hops: Hops
+        var attempt: HTTP1Attempt?
+        /// When `resume()` began it: the start of the request's metrics.
+        var start: MonotonicTime
+    }
+
+    /// For `resume()` of a request whose pipeline has nothing to wait for before its first
+    /// exchange (`beginsFirstHop`): `runOnce`'s steps up to the exchange, in the caller,
+    /// and the exchange's first attempt begun. Nil, having done nothing, when the request is
+    /// refused before its task is made (the pipeline then refuses it the same way).
+    ///
+    /// The request's task then starts waiting for that attempt's end (`firstHopEnded()`), before
+    /// its frames are reserved: a request waiting for a connection holds a task of a few hundred
+    /// bytes, not the pipeline's frames (15 KiB, TaskFrames.swift), and the task's first run is
+    /// when the response is in, not before the lease.
+    func beginFirstHop() -> FirstHop? {
+        let start = MonotonicTime.now
+        let settings = snapshot
+        var request: HTTPRequest
+        switch startAttempt(settings: settings) {
+        case .end: return nil
+        case .proceed(let prepared): request = prepared
+        }
+        guard case .proceed(let (task, started)) = startHops(&request, settings: settings) else { return nil }
+        var hops = started
+        willSend(&request, task: task, hops: &hops)
+        var attempt: HTTP1Attempt?
+        // A body-less request (`beginsFirstHop`): no upload to plan.
+        if let plan = try? exchangePlan(for: request, upload: .none) {
+            attempt = HTTP1Attempt.begin(
+                request: plan.head, body: .none, on: session.pool, endpoint: plan.endpoint, timeouts: plan.timeouts,
+                collector: plan.collector, progress: plan.progress, observer: self,
+                transactionStarted: { eventMonitor.request(self, didStartTransaction: request) })
+        }
+        return FirstHop(request: request, task: task, hops: hops, attempt: attempt, start: start)
     }
 
     /// The request built, refused (the session's configuration, the credential) or prepared.

@@ -1,5 +1,6 @@
 import BluebonnetCore
 import BluebonnetPosix
+import BluebonnetTransport
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -84,6 +85,11 @@ public class Request: @unchecked Sendable {
         /// Whether the request was resumed off the loops and may have started on one: it counts
         /// in the session's `requestsStartedOffLoops` until it finishes.
         var countedOffLoops = false
+        /// The first hop `resume()` began before the task ran (`beginFirstHop()`), until the
+        /// pipeline takes it over.
+        var firstHop: FirstHop?
+        /// The first hop's exchange attempt, until `performHTTP1` takes it over.
+        var begunAttempt: HTTP1Attempt?
     }
 
     /// A `cURLDescription(on:calling:)` handler and its queue.
@@ -205,9 +211,22 @@ public class Request: @unchecked Sendable {
             // and the awaiting task is woken once. Otherwise on the global executor: with other
             // requests in flight, and for a request whose pipeline runs code that may block (an
             // interceptor) or reads its body from a file or a stream.
+            //
+            // A request with nothing to wait for before its first exchange (`beginsFirstHop`)
+            // begins it here, and its task waits for the exchange's end before anything else.
             let task: Task<Void, Never>
             if let loop = current ?? (offLoops ? session.loopForRequestStartedOffLoops() : nil) {
                 task = Task(executorPreference: loop) {
+                    await reserveTaskFrames()
+                    await self.run()
+                }
+            } else if beginsFirstHop, let first = beginFirstHop() {
+                mutable.withLock { m in
+                    m.firstHop = first
+                    m.begunAttempt = first.attempt
+                }
+                task = Task {
+                    await self.firstHopEnded()
                     await reserveTaskFrames()
                     await self.run()
                 }
@@ -235,6 +254,30 @@ public class Request: @unchecked Sendable {
             case .success(let request) = built
         else { return false }
         return request.content.isInMemory && request.url?.scheme == "https"
+    }
+
+    /// Whether `resume()` may begin the request's first exchange itself (`beginFirstHop()`): its
+    /// pipeline has nothing to wait for or run before it (no interceptor, no cache, no
+    /// telemetry), it sends no body and collects its response.
+    private var beginsFirstHop: Bool {
+        guard session.interceptor == nil, interceptor == nil, case .collect = disposition, session.telemetry == nil,
+            session.configuration.urlCache == nil, case .success(let request) = built, case .empty = request.content.storage
+        else { return false }
+        return true
+    }
+
+    /// When `resume()` began the first hop, if it did.
+    var firstHopStart: MonotonicTime? { mutable.withLock { $0.firstHop?.start } }
+
+    /// The first hop `resume()` began, taken by the pipeline's first attempt.
+    func takeFirstHop() -> FirstHop? { mutable.withLock { $0.firstHop.take() } }
+
+    /// Waits in the request's task for the end of the first hop's exchange, when `resume()` began
+    /// one (a task cancelled meanwhile cancels it).
+    @inline(never)
+    func firstHopEnded() async {
+        guard let attempt = mutable.withLock({ $0.begunAttempt }) else { return }
+        await attempt.ended()
     }
 
     /// Suspends the request: one not started yet waits for ``resume()``; a running one stops
@@ -446,9 +489,9 @@ public class Request: @unchecked Sendable {
         if outcome.error == nil, outcome.response != nil, let tracker = progressTracker {
             tracker.finish(downloaded: outcome.metrics?.transactions.last.map { Int64($0.responseBodyBytesEncoded) })
         }
-        typealias Taken = (Bool, Waiter?, [Waiter], [CURLHandler], Bool)
-        let (first, firstWaiter, waiters, cURLHandlers, counted) = mutable.withLock { m -> Taken in
-            guard m.outcome == nil else { return (false, nil, [], [], false) }
+        typealias Taken = (Bool, Waiter?, [Waiter], [CURLHandler], Bool, HTTP1Attempt?)
+        let (first, firstWaiter, waiters, cURLHandlers, counted, begun) = mutable.withLock { m -> Taken in
+            guard m.outcome == nil else { return (false, nil, [], [], false, nil) }
             m.outcome = outcome
             if m.state != .cancelled { m.state = .finished }
             let counted = m.countedOffLoops
@@ -459,8 +502,11 @@ public class Request: @unchecked Sendable {
             m.waiters = []
             let cURLHandlers = m.cURLHandlers
             m.cURLHandlers = []
-            return (true, firstWaiter, waiters, cURLHandlers, counted)
+            m.firstHop = nil
+            return (true, firstWaiter, waiters, cURLHandlers, counted, m.begunAttempt.take())
         }
+        // Finished before the pipeline took the first hop's exchange over (cancelled as it began).
+        begun?.cancel()
         // Before the awaiting task is resumed: its next request must find this one gone.
         if counted { session.requestStartedOffLoopsFinished() }
         // Never sent (cancelled first, or the request could not be built): the handlers still
@@ -673,6 +719,15 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
 }
 
 extension Request: HTTP1ExchangeObserver {
+    func takeBegunAttempt(for key: PoolKey) -> HTTP1Attempt? {
+        // Taken with the first hop (`takeFirstHop()`), before the exchange: only the attempt is left.
+        mutable.withLock { m -> HTTP1Attempt? in
+            guard let attempt = m.begunAttempt, attempt.endpoint.poolKey == key else { return nil }
+            m.begunAttempt = nil
+            return attempt
+        }
+    }
+
     func exchangeStarted(_ exchange: HTTP1Exchange) -> Bool {
         session.noteExchangeLoop(exchange.connection.eventLoop)
         return mutable.withLock { m in

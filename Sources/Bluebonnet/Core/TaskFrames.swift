@@ -23,10 +23,12 @@
 /// (12 KB until the attempt's result stopped passing through its frame), plus the hand-off's
 /// closure 0.6; part of the chain fits in the slabs the task has before the reserve's.
 /// `Bluebonnet:GET:Small`'s malloc count (scripts/allocations.sh) is 29 at p50 with 14, 15 or 16
-/// KiB and 32 with 12. Each request in flight holds this much while it runs, waiting for a
-/// connection included (3.75 MiB at 256 in flight), so it is no larger than needed; a frame that
-/// grows on this path shows in the gate. It was 40 KiB while `runOnce` held 11–12.5 KB of
-/// temporaries in its frame, then 22 KiB.
+/// KiB and 32 with 12. Each request in flight holds this much while its pipeline runs, so it is
+/// no larger than needed; a frame that grows on this path shows in the gate. A request whose first
+/// exchange `resume()` began (`Request.beginFirstHop()`: no interceptor, cache or body) reserves it
+/// only once that exchange ended, so while it waits for a connection it holds a task of a few
+/// hundred bytes, not this (3.75 MiB at 256 in flight before). It was 40 KiB while `runOnce` held
+/// 11–12.5 KB of temporaries in its frame, then 22 KiB.
 typealias TaskFrameReserve = InlineArray<15360, UInt8>
 
 /// Allocates a frame of `TaskFrameReserve`'s size in the current task and gives it back, so that

@@ -53,14 +53,23 @@ func performHTTP1(
     } catch {
         throw .localProtocol(error, ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false))
     }
-    let deadline = timeouts.total.map { Deadline.after($0) }
+    // The first attempt may have begun before the request's task ran (`Request.resume()` starts
+    // a simple request's first exchange at once): it is taken over, with the deadline it began with.
+    var begun = observer?.takeBegunAttempt(for: endpoint.poolKey)
+    let deadline = begun.map(\.deadline) ?? timeouts.total.map { Deadline.after($0) }
     var attempt = 1
     while true {
-        transactionStarted()
-        let current = HTTP1Attempt(
-            pool: pool, endpoint: endpoint, deadline: deadline, request: request, host: host, body: body,
-            bodySource: bodySource, timeouts: timeouts, collector: collector, stream: stream, progress: progress,
-            observer: observer)
+        let current: HTTP1Attempt
+        if let taken = begun.take() {
+            // Its transaction was told as it began.
+            current = taken
+        } else {
+            transactionStarted()
+            current = HTTP1Attempt(
+                pool: pool, endpoint: endpoint, deadline: deadline, request: request, host: host, body: body,
+                bodySource: bodySource, timeouts: timeouts, collector: collector, stream: stream, progress: progress,
+                observer: observer)
+        }
         // One hop: the pool calls back on the connection's loop and the exchange starts right
         // there; the task is resumed once, when the response is in (or there is none). How the
         // attempt went stays in `current`, read by `settle` (synchronous and not inlined): carried
@@ -73,7 +82,7 @@ func performHTTP1(
             // connection) or from the exchange's completion, which the exchange calls exactly
             // once; either way it takes the continuation out of its state first.
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                current.lease(resuming: continuation)
+                current.resumeOnEnd(continuation)
             }
         } onCancel: {
             current.cancel()
@@ -94,6 +103,9 @@ protocol HTTP1ExchangeObserver: AnyObject, Sendable {
     func exchangeStarted(_ exchange: HTTP1Exchange) -> Bool
     /// The exchange ended (on its loop): nothing to pause any more.
     func exchangeEnded(_ exchange: HTTP1Exchange)
+    /// The request's first attempt when it began before the request's task ran and is for `key`
+    /// (taken: asked once per exchange); nil when there is none.
+    func takeBegunAttempt(for key: PoolKey) -> HTTP1Attempt?
 }
 
 /// How one attempt of `performHTTP1` ended.
@@ -111,11 +123,11 @@ private enum AttemptResult: Sendable {
 /// disposal capture alone: a closure over a single object uses that object as its context, so
 /// none of the three allocates (where closures over the attempt's values were one allocation
 /// each, and a capture box).
-private final class HTTP1Attempt: Sendable {
+final class HTTP1Attempt: Sendable {
     /// Where the attempt is: waiting for the pool (cancel the lease) or running (cancel the
     /// exchange on its loop). Each side learns whether the other came first, so a cancellation is
     /// never lost between them.
-    enum Phase {
+    fileprivate enum Phase {
         case idle
         case leasing(ConnectionPool.LeaseTicket)
         case running(HTTP1Exchange)
@@ -125,8 +137,10 @@ private final class HTTP1Attempt: Sendable {
         case cancelled
     }
 
-    struct State {
+    fileprivate struct State {
         var phase = Phase.idle
+        /// Whether the lease was asked for.
+        var begun = false
         /// The awaiting task; taken by the one resume.
         var continuation: UnsafeContinuation<Void, Never>?
         /// How the attempt ended, stored by the one resume; taken by `settle`.
@@ -149,6 +163,7 @@ private final class HTTP1Attempt: Sendable {
     let stream: ResponseStreamChannel?
     let progress: HTTP1Exchange.ProgressReporting?
     let observer: (any HTTP1ExchangeObserver)?
+    /// When the attempt began (asked the pool for a connection).
     let start = MonotonicTime.now
     private let state = Mutex(State())
 
@@ -172,10 +187,43 @@ private final class HTTP1Attempt: Sendable {
         self.observer = observer
     }
 
-    /// Asks the pool for a connection; `continuation` is resumed once the attempt ended (its
-    /// result then waits for `settle`).
-    func lease(resuming continuation: UnsafeContinuation<Void, Never>) {
-        state.withLock { $0.continuation = continuation }
+    /// Resumes `continuation` once the attempt ended (its result then waits for `settle`): at once
+    /// when it already has; asking the pool for a connection first unless the attempt began.
+    func resumeOnEnd(_ continuation: UnsafeContinuation<Void, Never>) {
+        let (ended, begin) = state.withLock { state -> (Bool, Bool) in
+            if state.result != nil { return (true, false) }
+            state.continuation = continuation
+            defer { state.begun = true }
+            return (false, !state.begun)
+        }
+        if ended { return continuation.resume() }
+        if begin { lease() }
+    }
+
+    /// Begins the attempt without a task awaiting it yet (`resumeOnEnd(_:)` then waits for its
+    /// end): asks the pool for a connection, and the exchange starts on it.
+    func begin() {
+        let begin = state.withLock { state -> Bool in
+            defer { state.begun = true }
+            return !state.begun
+        }
+        if begin { lease() }
+    }
+
+    /// Waits for the end of an attempt that began (`begin()`) without taking its result; a
+    /// cancellation of the task cancels the attempt.
+    func ended() async {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                resumeOnEnd(continuation)
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Asks the pool for a connection (once).
+    private func lease() {
         let ticket = pool.lease(endpoint.poolKey, endpoint: endpoint, deadline: deadline) { [self] leased in
             self.leased(leased)
         }
@@ -296,6 +344,34 @@ private final class HTTP1Attempt: Sendable {
         case .running(let exchange): exchange.connection.eventLoop.execute { exchange.cancel() }
         case .idle, .ended, .cancelled: break
         }
+    }
+}
+
+extension HTTP1Attempt {
+    /// The first attempt of `performHTTP1` with these arguments, begun now, before the request's
+    /// task runs (`Request.resume()`); `performHTTP1` then takes it over
+    /// (`HTTP1ExchangeObserver.takeBegunAttempt(for:)`). `transactionStarted` is called before
+    /// the pool is asked, as `performHTTP1` calls its own. Nil when the head could never be sent:
+    /// the exchange then fails as it would have.
+    static func begin(
+        request: RequestHead, body: HTTP1Exchange.RequestBody, on pool: ConnectionPool, endpoint: Endpoint,
+        timeouts: HTTP1Exchange.Timeouts, collector: ResponseCollector.Configuration,
+        progress: HTTP1Exchange.ProgressReporting?, observer: any HTTP1ExchangeObserver,
+        transactionStarted: () -> Void
+    ) -> HTTP1Attempt? {
+        let host = HTTP1Exchange.hostHeader(for: endpoint)
+        do throws(RequestEncoderError) {
+            try RequestEncoder.validateHead(request, host: host, framing: body.framing)
+        } catch {
+            return nil
+        }
+        let attempt = HTTP1Attempt(
+            pool: pool, endpoint: endpoint, deadline: timeouts.total.map { Deadline.after($0) }, request: request,
+            host: host, body: body, bodySource: nil, timeouts: timeouts, collector: collector, stream: nil,
+            progress: progress, observer: observer)
+        transactionStarted()
+        attempt.begin()
+        return attempt
     }
 }
 

@@ -33,7 +33,7 @@ final class UploadPlan: Sendable {
 
     /// The plan of every request without a body, made once: with no producer, nothing in it ever
     /// changes (`started` and `failure` are written by producers only).
-    private static let none = UploadPlan(body: .none, isReplayable: true)
+    static let none = UploadPlan(body: .none, isReplayable: true)
 
     /// The per-attempt source of a streamed body: a fresh pump and its producer task.
     var source: HTTP1BodySourceFactory? {
