@@ -236,7 +236,14 @@ public class Request: @unchecked Sendable {
                     await self.run()
                 }
             }
-            mutable.withLock { $0.task = task }
+            // Cancelled since the state was read (by a `cancel()` that found no task to cancel,
+            // and finished the request): the task then stops at its first cancellation check, the
+            // lease, instead of sending the request.
+            let cancelled = mutable.withLock { m -> Bool in
+                m.task = task
+                return m.state == .cancelled
+            }
+            if cancelled { task.cancel() }
         }
         return self
     }
@@ -502,10 +509,10 @@ public class Request: @unchecked Sendable {
             m.waiters = []
             let cURLHandlers = m.cURLHandlers
             m.cURLHandlers = []
-            m.firstHop = nil
-            return (true, firstWaiter, waiters, cURLHandlers, counted, m.begunAttempt.take())
+            return (true, firstWaiter, waiters, cURLHandlers, counted, m.begunAttempt)
         }
-        // Finished before the pipeline took the first hop's exchange over (cancelled as it began).
+        // Finished before the pipeline took the first hop's exchange over (cancelled as it
+        // began): the exchange stops; the task still takes it over, and ends with its cancellation.
         begun?.cancel()
         // Before the awaiting task is resumed: its next request must find this one gone.
         if counted { session.requestStartedOffLoopsFinished() }

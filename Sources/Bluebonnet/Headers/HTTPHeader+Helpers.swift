@@ -1,3 +1,4 @@
+import BluebonnetPosix
 import FoundationEssentials
 
 extension HTTPHeader {
@@ -78,15 +79,17 @@ extension HTTPHeader {
     /// Read once from the environment as `HTTPHeader.acceptLanguageValue(environment:)`
     /// describes; `en;q=1.0` when no usable locale is set.
     public static let defaultAcceptLanguage: HTTPHeader = .acceptLanguage(
-        acceptLanguageValue(environment: ProcessInfo.processInfo.environment))
+        acceptLanguageValue(environment: localeEnvironment()))
 
     /// `User-Agent: Bluebonnet/<version> (<process name>; Linux <kernel release>)`, for example
     /// `Bluebonnet/0.1.0 (billing-service; Linux 6.8.0-1019-gcp)`.
     ///
-    /// The kernel release is read from `/proc/sys/kernel/osrelease` (`unknown` when it cannot
-    /// be read). Characters that may not appear in a header comment are replaced by `_`.
+    /// The process name is the running executable's file name (as `ProcessInfo.processName`), the
+    /// kernel release `uname(2)`'s (`uname -r`); each `unknown` when it cannot be read. Both are
+    /// read without Foundation (`ProcessFacts`). Characters that may not appear in a header comment
+    /// are replaced by `_`.
     public static let defaultUserAgent: HTTPHeader = .userAgent(
-        userAgentValue(processName: ProcessInfo.processInfo.processName, kernelRelease: kernelRelease()))
+        userAgentValue(processName: ProcessFacts.executableName() ?? "unknown", kernelRelease: kernelRelease()))
 
     /// The `Accept-Language` value for a process environment.
     ///
@@ -124,12 +127,21 @@ extension HTTPHeader {
         "Bluebonnet/\(BluebonnetInfo.version) (\(commentSafe(processName)); Linux \(commentSafe(kernelRelease)))"
     }
 
-    /// The running kernel's release (`uname -r`), or `unknown`.
+    /// The running kernel's release (`uname -r`, from `uname(2)`), or `unknown`.
     static func kernelRelease() -> String {
-        guard let data = try? Data(contentsOf: URL(filePath: "/proc/sys/kernel/osrelease")) else { return "unknown" }
-        let text = String(decoding: data, as: UTF8.self)
-        let trimmed = text.split(whereSeparator: { $0.isWhitespace }).first.map(String.init) ?? ""
+        let release = ProcessFacts.kernelRelease() ?? ""
+        let trimmed = release.split(whereSeparator: { $0.isWhitespace }).first.map(String.init) ?? ""
         return trimmed.isEmpty ? "unknown" : trimmed
+    }
+
+    /// The variables ``acceptLanguageValue(environment:)`` reads, from this process's environment
+    /// (`getenv`, through `ProcessFacts`), rather than a copy of the whole environment.
+    static func localeEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"] {
+            if let value = ProcessFacts.environmentValue(name) { environment[name] = value }
+        }
+        return environment
     }
 
     /// Keeps visible ASCII and spaces except `(`, `)` and `\` (RFC 9110 §5.6.5 `ctext`), replacing

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 
 @testable import Bluebonnet
@@ -76,7 +77,22 @@ import Testing
         #expect(live.name == "User-Agent")
         #expect(live.value.hasPrefix("Bluebonnet/\(BluebonnetInfo.version) ("))
         #expect(live.value.contains("; Linux "))
-        #expect(!live.value.contains("unknown"), "kernel release should be readable from /proc")
+        #expect(!live.value.contains("unknown"), "the process name and kernel release should be readable")
+        // The names ProcessInfo and `uname -r` give.
+        #expect(live.value.contains("(\(HTTPHeader.commentSafe(ProcessInfo.processInfo.processName)); "))
+        let osrelease = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).first.map(String.init)
+        #expect(osrelease.map { live.value.hasSuffix("; Linux \(HTTPHeader.commentSafe($0)))") } == true, "\(live.value)")
+    }
+
+    @Test func theLocaleVariablesAreReadFromTheEnvironment() {
+        let environment = ProcessInfo.processInfo.environment
+        let read = HTTPHeader.localeEnvironment()
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"] {
+            #expect(read[name] == environment[name], "\(name)")
+        }
+        #expect(read.count <= 4)
+        #expect(HTTPHeader.defaultAcceptLanguage.value == HTTPHeader.acceptLanguageValue(environment: environment))
     }
 
     @Test func defaultHeadersAreEncodingLanguageAndUserAgentInOrder() {
