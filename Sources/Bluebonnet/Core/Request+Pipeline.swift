@@ -191,8 +191,8 @@ extension Request {
     ///
     /// The request's task then starts waiting for that attempt's end (`firstHopEnded()`), before
     /// its frames are reserved: a request waiting for a connection holds a task of a few hundred
-    /// bytes, not the pipeline's frames (15 KiB, TaskFrames.swift), and the task's first run is
-    /// when the response is in, not before the lease.
+    /// bytes, not the pipeline's frames (15 KiB, TaskFrames.swift), and the pipeline runs in the
+    /// task once the response is in, not before the lease.
     func beginFirstHop() -> FirstHop? {
         let start = MonotonicTime.now
         let settings = snapshot
