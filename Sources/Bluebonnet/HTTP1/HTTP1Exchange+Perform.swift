@@ -45,17 +45,20 @@ func performHTTP1(
     transactionStarted: () -> Void = {},
     transactionFinished: (TransactionMetrics) -> Void = { _ in }
 ) async throws(ExchangeError) -> CollectedResponse {
-    let host = HTTP1Exchange.hostHeader(for: endpoint)
+    // The first attempt may have begun before the request's task ran (`Request.resume()` starts
+    // a simple request's first exchange at once): it is taken over, with the deadline it began
+    // with, and its head was checked then (`HTTP1Attempt.begin`).
+    var begun = observer?.takeBegunAttempt(for: endpoint.poolKey)
+    let host = begun?.host ?? HTTP1Exchange.hostHeader(for: endpoint)
     // A head that can never be sent fails here, before a connection is leased (or opened): the
     // exchange would refuse it the same way, but only once it held a connection.
-    do throws(RequestEncoderError) {
-        try RequestEncoder.validateHead(request, host: host, framing: body.framing)
-    } catch {
-        throw .localProtocol(error, ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false))
+    if begun == nil {
+        do throws(RequestEncoderError) {
+            try RequestEncoder.validateHead(request, host: host, framing: body.framing)
+        } catch {
+            throw .localProtocol(error, ExchangeError.Context(beforeAnyResponseByte: true, onReusedConnection: false))
+        }
     }
-    // The first attempt may have begun before the request's task ran (`Request.resume()` starts
-    // a simple request's first exchange at once): it is taken over, with the deadline it began with.
-    var begun = observer?.takeBegunAttempt(for: endpoint.poolKey)
     let deadline = begun.map(\.deadline) ?? timeouts.total.map { Deadline.after($0) }
     var attempt = 1
     while true {
