@@ -222,6 +222,70 @@ extension TransportSocketTests {
             }
         }
 
+        /// A TLS connect makes its ClientHello while the TCP connect is in flight and offers it to
+        /// each attempt's socket: a refused attempt is still a connect failure (its `SO_ERROR`
+        /// comes back from that send, as the connect's error), and a stalled one is a connect
+        /// timeout, not a handshake failure.
+        @Test func aTLSConnectThatFailsOrStallsIsAConnectFailure() async throws {
+            let configuration = try Certs.clientConfiguration()
+            _ = try TLSContextCache.shared.context(for: configuration)
+            let port = try closedPort()
+            let stalled = try makeListener(.loopbackIPv4(), backlog: 0)
+            defer { _ = stalled.descriptor }
+            let address = try stalled.localAddress()
+            let fillers = try fillAcceptQueue(of: address)
+            defer { withExtendedLifetime(fillers) {} }
+            try await withGroup { group in
+                let refused = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(to: Endpoint(host: "127.0.0.1", port: port, tls: configuration), on: group.next())
+                }
+                #expect(refused?.kind == .connectFailed)
+                #expect(refused?.attempts.map(\.address) == [.loopbackIPv4(port: UInt16(port))])
+                #expect(refused?.ioError?.errno == ECONNREFUSED)
+                #expect(refused?.ioError?.function == "connect")
+
+                let timedOut = await #expect(throws: TransportError.self) {
+                    _ = try await Connector.connect(
+                        to: Endpoint(host: "127.0.0.1", port: Int(address.port!), tls: configuration), on: group.next(),
+                        timeouts: ConnectTimeouts(connect: .milliseconds(300)))
+                }
+                #expect(timedOut?.kind == .connectTimeout)
+            }
+        }
+
+        /// The ClientHello made for the first attempt, which stalls (the kernel does not take it),
+        /// goes out on the attempt that wins (here the second, after the attempt delay), and the
+        /// handshake completes there. The handshake's times follow the connect's.
+        @Test func theClientHelloGoesOutOnTheAttemptThatWins() async throws {
+            try requireIPv6()
+            let stalled = try makeListener(.loopbackIPv6(), backlog: 0)
+            defer { _ = stalled.descriptor }
+            let port = try stalled.localAddress().port!
+            let fillers = try fillAcceptQueue(of: SocketAddress.loopbackIPv6(port: port))
+            defer { withExtendedLifetime(fillers) {} }
+            let server = try await TestServer.start(.echo, tls: try Certs.serverContext(), on: .loopbackIPv4(port: port))
+            let configuration = try Certs.clientConfiguration()
+            _ = try TLSContextCache.shared.context(for: configuration)
+            try await withGroup { group in
+                let connection = try await Connector.connect(
+                    to: Endpoint(host: "localhost", port: Int(port), tls: configuration), on: group.next())
+                #expect(connection.remoteAddress == .loopbackIPv4(port: port))
+                #expect(connection.metrics.attempts.map(\.address) == [.loopbackIPv6(port: port), .loopbackIPv4(port: port)])
+                #expect(connection.tls?.version == .tls1_3)
+                let times = connection.metrics.times
+                #expect(times.connectEnd != nil && times.tlsStart != nil && times.tlsEnd != nil)
+                if let connectEnd = times.connectEnd, let tlsStart = times.tlsStart, let tlsEnd = times.tlsEnd {
+                    #expect(connectEnd <= tlsStart && tlsStart <= tlsEnd)
+                }
+                let recorder = Recorder()
+                try await connection.attach(recorder)
+                try await connection.onLoop { $0.write(ByteBuffer(string: "hello")) }
+                #expect(await recorder.events.wait { $0.bytes.count >= 5 }.text == "hello")
+                try await connection.onLoop { $0.abort() }
+            }
+            await server.stop()
+        }
+
         @Test func rejectsAPortOutOfRange() async throws {
             try await withGroup { group in
                 let error = await #expect(throws: TransportError.self) {

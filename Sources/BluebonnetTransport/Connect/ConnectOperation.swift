@@ -75,6 +75,12 @@ final class ConnectOperation: @unchecked Sendable {
     private var remoteAddress: SocketAddress?
     private var handshakeQueue: [ByteBuffer] = []
     private var receiveBuffer = ByteBuffer()
+    /// Whether `engine` and its first flight were made while a connect was in flight
+    /// (`prepareFirstFlight`): the handshake then starts with what it made.
+    private var firstFlightPrepared = false
+    /// An attempt whose socket took the first flight at once, hence connected: the machine hears
+    /// of it once the actions that started it are done (`perform`).
+    private var connectedAtOnce: HappyEyeballs.AttemptID?
 
     init(
         loop: EventLoop, addresses: [SocketAddress], tls: TLSPlan?, tunnel: (any ProxyTunnelHandshake)?,
@@ -163,6 +169,9 @@ final class ConnectOperation: @unchecked Sendable {
                 finish(.failure(error))
             }
         }
+        if let id = connectedAtOnce.take(), case .connecting = phase, attempts[id] != nil {
+            perform(machine.attemptSucceeded(id, now: .now))
+        }
     }
 
     /// Opens a socket and starts connecting; outcomes known at once are reported from a later
@@ -173,6 +182,13 @@ final class ConnectOperation: @unchecked Sendable {
             if address.family != .unix { try? socket.setNoDelay(true) }
             let descriptor = socket.descriptor
             let state = try socket.connect(to: address)
+            // With TLS straight over TCP, the first flight is made while the SYN is out and
+            // offered to the socket at once: a socket that takes it is connected (over loopback
+            // the connect is usually done by now), and waits for the server's answer.
+            var connected = false
+            if case .inProgress = state, prepareFirstFlight() {
+                connected = try offerFirstFlight(to: socket)
+            }
             let attempt = Attempt(address: address)
             attempt.socket = consume socket
             attempts[id] = attempt
@@ -182,9 +198,10 @@ final class ConnectOperation: @unchecked Sendable {
             case .inProgress:
                 // The socket's one registration: it follows the socket into the handshake and the
                 // connection (`replaceHandler`).
-                attempt.registration = try loop.register(descriptor: descriptor, interest: .writable) { [weak self] events in
-                    self?.attemptReady(id, events)
+                attempt.registration = try loop.register(descriptor: descriptor, interest: connected ? .readable : .writable) {
+                    [weak self] events in self?.attemptReady(id, events)
                 }
+                if connected && connectedAtOnce == nil { connectedAtOnce = id }
             }
         } catch {
             loop.execute { self.attemptFailed(id, error) }
@@ -205,6 +222,45 @@ final class ConnectOperation: @unchecked Sendable {
             }
         }
         perform(machine.attemptSucceeded(id, now: .now))
+    }
+
+    /// Makes the TLS engine and its first flight (the ClientHello), once, for a handshake straight
+    /// over TCP (no proxy tunnel), while an attempt's connect is in flight: the key share and the
+    /// rest are computed during the TCP handshake's round trip instead of after it. Returns
+    /// whether a first flight waits to be sent. An engine that cannot be made is left to
+    /// `startHandshake`, which reports why.
+    private func prepareFirstFlight() -> Bool {
+        guard let tls, tunnel == nil else { return false }
+        if !firstFlightPrepared {
+            firstFlightPrepared = true
+            guard let made = try? TLSEngine(context: tls.context, serverName: tls.serverName, port: tls.port),
+                (try? made.handshake()) != nil
+            else { return false }
+            engine = made
+            if let hello = made.takeCiphertext() { handshakeQueue.append(hello) }
+        }
+        return engine != nil && !handshakeQueue.isEmpty
+    }
+
+    /// Offers the queued first flight to an attempt's socket whose connect is in progress: true
+    /// when the kernel took some of it (the socket is connected), false when the connect is not
+    /// done yet (`EAGAIN`). A send that fails is the connect's failure (`SO_ERROR`, reported by
+    /// the send and cleared by it).
+    private func offerFirstFlight(to socket: borrowing Socket) throws(IOError) -> Bool {
+        guard let first = handshakeQueue.first else { return false }
+        let result: IOResult<Int>
+        do {
+            result = try socket.write(first)
+        } catch {
+            throw IOError(errno: error.errno, function: "connect")
+        }
+        guard case .processed(let count) = result, count > 0 else { return false }
+        if count == first.readableBytes {
+            handshakeQueue.removeFirst()
+        } else {
+            handshakeQueue[0].moveReaderIndex(forwardBy: count)
+        }
+        return true
     }
 
     private func attemptFailed(_ id: HappyEyeballs.AttemptID, _ error: IOError) {
@@ -346,6 +402,17 @@ final class ConnectOperation: @unchecked Sendable {
         }
         phase = .handshaking
         metrics.times.tlsStart = .now
+        timer = loop.scheduleTimer(deadline: .after(timeouts.tlsHandshake), target: self, token: TimerKind.handshake.rawValue)
+        if engine != nil {
+            // Made during the connect (`prepareFirstFlight`), its first flight sent or queued:
+            // what is left goes now, then the server's answer drives it.
+            do {
+                try flushHandshake()
+            } catch {
+                finish(.failure(.io(error)))
+            }
+            return
+        }
         do {
             engine = try TLSEngine(context: tls.context, serverName: tls.serverName, port: tls.port)
         } catch {
@@ -353,7 +420,6 @@ final class ConnectOperation: @unchecked Sendable {
             return
         }
         if let leftover, !leftover.isEmpty { engine?.feedCiphertext(leftover) }
-        timer = loop.scheduleTimer(deadline: .after(timeouts.tlsHandshake), target: self, token: TimerKind.handshake.rawValue)
         driveHandshake()
     }
 
