@@ -117,11 +117,12 @@ extension Request {
     /// temporaries stay on the thread's stack, out of the request task's async frames).
     @inline(never)
     func exchangePlan(for request: HTTPRequest, upload: UploadPlan) throws(BluebonnetError) -> ExchangePlan {
-        let configuration = session.configuration
-        guard let url = request.url, let direct = Self.endpoint(for: url, tls: configuration.tls) else {
+        // Fields read one by one: a copy of the whole configuration was a copy per request.
+        let session = session
+        guard let url = request.url, let direct = session.endpointMemo.endpoint(for: url, tls: session.configuration.tls) else {
             throw .invalidURL(url: request.url?.absoluteString ?? "")
         }
-        let route = try ProxyRoute.route(request, to: direct, proxy: configuration.proxy)
+        let route = try ProxyRoute.route(request, to: direct, proxy: session.configuration.proxy)
         var endpoint = route.endpoint
         if let manager = session.serverTrustManager { endpoint = try manager.applying(to: endpoint) }
 
@@ -129,20 +130,20 @@ extension Request {
         if let form = request.content.multipartFormData, !headers.contains(name: "Content-Type") {
             headers.add(name: "Content-Type", value: form.contentType)
         }
-        if let threshold = configuration.expectContinueThreshold, upload.body != .none,
+        if let threshold = session.configuration.expectContinueThreshold, upload.body != .none,
             (upload.body.byteCount.map { Int64($0) >= threshold } ?? true), !headers.contains(name: "Expect")
         {
             headers.add(name: "Expect", value: "100-continue")
         }
         let head = RequestHead(method: request.requestMethod, target: route.target, headers: headers)
         var timeouts = HTTP1Exchange.Timeouts(
-            idleRead: configuration.timeouts.idleRead, idleWrite: configuration.timeouts.idleWrite,
-            total: request.explicitTimeout ?? configuration.timeouts.request)
+            idleRead: session.configuration.timeouts.idleRead, idleWrite: session.configuration.timeouts.idleWrite,
+            total: request.explicitTimeout ?? session.configuration.timeouts.request)
         timeouts.expectContinue = .seconds(1)
         let collector = ResponseCollector.Configuration(
-            maximumResponseBodyBytes: configuration.maximumResponseBodyBytes,
-            decodesContent: configuration.decompressesResponses,
-            decompressionLimits: configuration.decompressionLimits)
+            maximumResponseBodyBytes: session.configuration.maximumResponseBodyBytes,
+            decodesContent: session.configuration.decompressesResponses,
+            decompressionLimits: session.configuration.decompressionLimits)
         return ExchangePlan(head: head, endpoint: endpoint, timeouts: timeouts, collector: collector, progress: progressReporting())
     }
 

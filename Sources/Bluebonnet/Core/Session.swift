@@ -99,6 +99,8 @@ public final class Session: Sendable {
 
     let group: EventLoopGroup
     let pool: ConnectionPool
+    /// The endpoint of the latest request's origin, for the next request to the same origin.
+    let endpointMemo = EndpointMemo()
     /// The index in `group.loops` of the loop the session's latest exchange ran on (see
     /// `loopForRequestStartedOffLoops()`).
     let latestExchangeLoop = Atomic<Int>(0)
