@@ -39,30 +39,11 @@ final class EndpointMemo: Sendable {
         return endpoint
     }
 
-    /// The length in UTF-8 bytes of `text`'s `scheme://authority`: up to the first `/`, `?` or `#`
-    /// after `://` (or the end); nil without `://` after a scheme's characters.
+    /// The length in UTF-8 bytes of `text`'s `scheme://authority` (`Request.authorityBounds(of:)`);
+    /// nil without `://` after a scheme.
     static func originLength(of text: String) -> Int? {
         var text = text
-        return text.withUTF8 { bytes -> Int? in
-            var index = 0
-            // The scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 §3.1).
-            while index < bytes.count {
-                let byte = bytes[index]
-                let isSchemeByte = (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-                    || byte == 0x2B || byte == 0x2D || byte == 0x2E
-                if !isSchemeByte { break }
-                index += 1
-            }
-            guard index > 0, index + 2 < bytes.count, bytes[index] == 0x3A, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F
-            else { return nil }
-            index += 3
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == 0x2F || byte == 0x3F || byte == 0x23 { break }
-                index += 1
-            }
-            return index
-        }
+        return text.withUTF8 { Request.authorityBounds(of: $0)?.upperBound }
     }
 
     private static func prefixesMatch(_ first: String, _ second: String, length: Int) -> Bool {

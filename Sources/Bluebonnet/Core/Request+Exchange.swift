@@ -309,18 +309,36 @@ extension Request {
     /// place (no allocation on the request path: `firstRange(of:)` would build a searcher, four
     /// allocations per request).
     static func authorityShape(_ text: String) -> (hasPortText: Bool, isIPLiteral: Bool) {
-        var utf8 = text.utf8[...]
-        // After the scheme's `:` (the first: a scheme holds none) and the authority's `//`.
-        guard let schemeEnd = utf8.firstIndex(of: 0x3A) else { return (false, false) }
-        utf8 = utf8[utf8.index(after: schemeEnd)...]
-        guard utf8.first == 0x2F, utf8.dropFirst().first == 0x2F else { return (false, false) }
-        utf8 = utf8.dropFirst(2)
-        let end = utf8.firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? utf8.endIndex
-        var authority = utf8[..<end]
-        if let at = authority.lastIndex(of: 0x40) { authority = authority[authority.index(after: at)...] }
-        let isIPLiteral = authority.first == 0x5B
-        if let close = authority.lastIndex(of: 0x5D) { authority = authority[authority.index(after: close)...] }
-        guard let colon = authority.lastIndex(of: 0x3A) else { return (false, isIPLiteral) }
-        return (authority.index(after: colon) != authority.endIndex, isIPLiteral)
+        var text = text
+        return text.withUTF8 { bytes -> (Bool, Bool) in
+            guard let authority = authorityBounds(of: bytes) else { return (false, false) }
+            var start = authority.lowerBound
+            let end = authority.upperBound
+            if let at = (start..<end).last(where: { bytes[$0] == 0x40 }) { start = at + 1 }
+            let isIPLiteral = start < end && bytes[start] == 0x5B
+            if let close = (start..<end).last(where: { bytes[$0] == 0x5D }) { start = close + 1 }
+            guard let colon = (start..<end).last(where: { bytes[$0] == 0x3A }) else { return (false, isIPLiteral) }
+            return (colon + 1 != end, isIPLiteral)
+        }
+    }
+
+    /// Where the authority of an absolute URL's UTF-8 `bytes` lies: after `scheme://` (a scheme is
+    /// ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), RFC 3986 §3.1) up to the first `/`, `?` or `#`
+    /// (or the end); nil without `://` after a scheme.
+    static func authorityBounds(of bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let isLetter = byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A
+            guard isLetter || (index > 0 && ((byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D || byte == 0x2E))
+            else { break }
+            index += 1
+        }
+        guard index > 0, index + 2 < bytes.count, bytes[index] == 0x3A, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F
+        else { return nil }
+        let start = index + 3
+        var end = start
+        while end < bytes.count, bytes[end] != 0x2F, bytes[end] != 0x3F, bytes[end] != 0x23 { end += 1 }
+        return start..<end
     }
 }

@@ -43,7 +43,9 @@ final class HTTP1Exchange: @unchecked Sendable {
     private let host: String?
     private let body: RequestBody
     private let bodySource: BodyPartSource?
-    /// Gives the connection back (reusable or not); called once, on the loop.
+    /// Gives the connection back (reusable or not); called once, on the loop. Given back as not
+    /// reusable, the connection is closed by the receiver (the pool, in a loop task) when the
+    /// exchange has not closed it.
     private let dispose: @Sendable (_ reusable: Bool) -> Void
     private let isReusedConnection: Bool
 
@@ -61,9 +63,6 @@ final class HTTP1Exchange: @unchecked Sendable {
     private var cancelledBeforeStart = false
     private var disposed = false
     private var failed = false
-    /// The connection, given back as not reusable while the caller's outcome waited, is closed
-    /// once the caller has it (`resumeCaller`).
-    private var closesAfterResume = false
     /// Why the sink refused the response, if it did.
     private var rejection: Rejection?
     /// The current actions wrote: check for a drain once they are done.
@@ -434,14 +433,6 @@ final class HTTP1Exchange: @unchecked Sendable {
         pendingOutcome = nil
         bodySource?.exchangeEnded()
         completion(outcome, metrics)
-        if closesAfterResume {
-            closesAfterResume = false
-            // In a loop task: after the jobs this turn's handlers queued (a request's task on
-            // this loop, resumed above, hands its caller the response first). The pool's own
-            // close, queued the same way when it was told, finds it closed.
-            let connection = connection
-            connection.eventLoop.execute { connection.close() }
-        }
     }
 
     private func finishWithConnection(reusable: Bool) {
@@ -454,13 +445,13 @@ final class HTTP1Exchange: @unchecked Sendable {
         } else if failed {
             connection.abort()
         } else if pendingOutcome != nil && completion != nil {
-            // The close (`close_notify`, the socket's close, the engine freed) waits until the
-            // caller has its outcome (`resumeCaller`): the caller's task goes on, on another
-            // thread, while this loop closes. The pool, told below that the connection is not
-            // reusable, forgets it now. Reading stops (no system call: the read interest goes
-            // lazily), so what follows the response (the server's `close_notify`) is left unread.
+            // Left to `dispose`: the pool, told below that the connection is not reusable, forgets
+            // it now and closes it (`close_notify`, the socket, the engine) in a loop task, after
+            // the jobs this turn queued. The caller has its outcome first (`resumeCaller`) and
+            // goes on, on another thread, while this loop closes. Reading stops (no system call:
+            // the read interest goes lazily), so what follows the response (the server's
+            // `close_notify`) is left unread.
             connection.stopReading()
-            closesAfterResume = true
         } else {
             connection.close()
         }

@@ -255,12 +255,18 @@ final class ConnectOperation: @unchecked Sendable {
             throw IOError(errno: error.errno, function: "connect")
         }
         guard case .processed(let count) = result, count > 0 else { return false }
-        if count == first.readableBytes {
+        handshakeBytesSent(count)
+        return true
+    }
+
+    /// Drops `count` bytes the socket took from the head of `handshakeQueue` (at most its first
+    /// buffer's).
+    private func handshakeBytesSent(_ count: Int) {
+        if count == handshakeQueue[0].readableBytes {
             handshakeQueue.removeFirst()
         } else {
             handshakeQueue[0].moveReaderIndex(forwardBy: count)
         }
-        return true
     }
 
     private func attemptFailed(_ id: HappyEyeballs.AttemptID, _ error: IOError) {
@@ -462,11 +468,7 @@ final class ConnectOperation: @unchecked Sendable {
     private func flushHandshake() throws(IOError) {
         while let first = handshakeQueue.first {
             guard case .processed(let count)? = try handshakeSocket?.write(first) else { break }
-            if count == first.readableBytes {
-                handshakeQueue.removeFirst()
-            } else {
-                handshakeQueue[0].moveReaderIndex(forwardBy: count)
-            }
+            handshakeBytesSent(count)
         }
         if let handshakeRegistration {
             try loop.setInterest(handshakeQueue.isEmpty ? .readable : .readWrite, for: handshakeRegistration)
